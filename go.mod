@@ -1,0 +1,3 @@
+module github.com/nas-userscript/userscript
+
+go 1.26

@@ -1,0 +1,199 @@
+package profile
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Validators a target can name.
+const (
+	ValidateNone     = ""
+	ValidateTestparm = "testparm"
+	ValidateProftpd  = "proftpd"
+	ValidateExports  = "exports"
+)
+
+// A Target is one file userscript may write on the device.
+type Target struct {
+	Name      string // name of the source in conf.d, e.g. "smb.conf"
+	Path      string // absolute path on the device
+	Validator string // one of the Validate* constants
+	Service   string // service restarted when the target changes, or ""
+}
+
+// A Service is a daemon on the device and how to restart it.
+type Service struct {
+	Name    string
+	Restart []string // argv; an absolute argv[0] is resolved under the root
+	Timeout time.Duration
+	Process string // process name that must be alive after a restart, or ""
+	Ports   []int  // TCP ports that must accept after a restart
+}
+
+// A Profile describes one kind of device.
+type Profile struct {
+	Name        string
+	Description string
+	Targets     []Target // sorted by name
+	Services    map[string]Service
+}
+
+// Target returns the target called name.
+func (p *Profile) Target(name string) (Target, bool) {
+	i := slices.IndexFunc(p.Targets, func(t Target) bool { return t.Name == name })
+	if i < 0 {
+		return Target{}, false
+	}
+	return p.Targets[i], true
+}
+
+// Check reports everything that makes p unusable: targets outside the
+// device's absolute paths, names that could escape conf.d, services that
+// are named but not defined.
+func (p *Profile) Check() error {
+	var errs []string
+	seenPath := map[string]string{}
+	for _, t := range p.Targets {
+		if err := CheckName(t.Name); err != nil {
+			errs = append(errs, fmt.Sprintf("target %q: %v", t.Name, err))
+		}
+		if err := CheckPath(t.Path); err != nil {
+			errs = append(errs, fmt.Sprintf("target %s: %v", t.Name, err))
+		}
+		if other, dup := seenPath[t.Path]; dup {
+			errs = append(errs, fmt.Sprintf("targets %s and %s both write %s", other, t.Name, t.Path))
+		}
+		seenPath[t.Path] = t.Name
+		switch t.Validator {
+		case ValidateNone, ValidateTestparm, ValidateProftpd, ValidateExports:
+		default:
+			errs = append(errs, fmt.Sprintf("target %s: unknown validator %q (use testparm, proftpd, exports or none)", t.Name, t.Validator))
+		}
+		if t.Service != "" {
+			if _, ok := p.Services[t.Service]; !ok {
+				errs = append(errs, fmt.Sprintf("target %s: service %q is not defined", t.Name, t.Service))
+			}
+		}
+	}
+	for _, name := range p.serviceNames() {
+		s := p.Services[name]
+		if len(s.Restart) == 0 {
+			errs = append(errs, fmt.Sprintf("service %s: no restart command", name))
+		}
+		if s.Timeout <= 0 {
+			errs = append(errs, fmt.Sprintf("service %s: timeout must be positive", name))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("profile %s: %s", p.Name, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// CheckName reports whether name can be a target name: a plain file name
+// of letters, digits and . _ - that does not start with a dot or dash and
+// does not end in one of the suffixes sources use.
+func CheckName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("name must be 1 to 64 characters")
+	}
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return fmt.Errorf("name may hold only letters, digits and . _ -")
+		}
+	}
+	if name[0] == '.' || name[0] == '-' {
+		return fmt.Errorf("name must not start with . or -")
+	}
+	for _, suf := range []string{".add", ".merge", ".status", ".tmp", ".swp"} {
+		if strings.HasSuffix(name, suf) {
+			return fmt.Errorf("name must not end in %s", suf)
+		}
+	}
+	return nil
+}
+
+// CheckPath reports whether p is an acceptable target path: absolute,
+// clean, without spaces, and not inside the places userscript must never
+// write (/proc, /sys, /dev).
+func CheckPath(p string) error {
+	if !path.IsAbs(p) {
+		return fmt.Errorf("path %q is not absolute", p)
+	}
+	if path.Clean(p) != p || strings.Contains(p, "/../") {
+		return fmt.Errorf("path %q is not clean (no .., no // and no trailing /)", p)
+	}
+	if p == "/" {
+		return fmt.Errorf("path / is not a file")
+	}
+	if strings.ContainsAny(p, " \t\n\r\\") {
+		return fmt.Errorf("path %q holds a space or control character", p)
+	}
+	for _, bad := range []string{"/proc", "/sys", "/dev"} {
+		if p == bad || strings.HasPrefix(p, bad+"/") {
+			return fmt.Errorf("path %q is under %s", p, bad)
+		}
+	}
+	return nil
+}
+
+func (p *Profile) serviceNames() []string {
+	names := make([]string, 0, len(p.Services))
+	for n := range p.Services {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// WriteShell renders p in the plain format the sh engine reads
+// (docs/FORMATS.md, "lib/profile").
+func (p *Profile) WriteShell(w io.Writer) error {
+	if err := p.Check(); err != nil {
+		return err
+	}
+	none := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile %s\n", p.Name)
+	for _, t := range p.Targets {
+		fmt.Fprintf(&b, "target %s %s %s %s\n", t.Name, t.Path, none(t.Validator), none(t.Service))
+	}
+	for _, name := range p.serviceNames() {
+		s := p.Services[name]
+		for _, a := range s.Restart {
+			if a == "" || strings.ContainsAny(a, " \t\n\r") {
+				return fmt.Errorf("profile %s: service %s: argument %q cannot be rendered for the sh engine", p.Name, name, a)
+			}
+		}
+		fmt.Fprintf(&b, "service %s %d %s\n", name, int(s.Timeout/time.Second), strings.Join(s.Restart, " "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (p *Profile) clone() *Profile {
+	c := *p
+	c.Targets = slices.Clone(p.Targets)
+	c.Services = make(map[string]Service, len(p.Services))
+	for k, v := range p.Services {
+		v.Restart = slices.Clone(v.Restart)
+		v.Ports = slices.Clone(v.Ports)
+		c.Services[k] = v
+	}
+	return &c
+}
+
+func (p *Profile) sortTargets() {
+	slices.SortFunc(p.Targets, func(a, b Target) int { return strings.Compare(a.Name, b.Name) })
+}
