@@ -182,18 +182,9 @@ func (p *Profile) WriteShell(w io.Writer) error {
 	return err
 }
 
-func (p *Profile) clone() *Profile {
-	c := *p
-	c.Targets = slices.Clone(p.Targets)
-	c.Services = make(map[string]Service, len(p.Services))
-	for k, v := range p.Services {
-		v.Restart = slices.Clone(v.Restart)
-		v.Ports = slices.Clone(v.Ports)
-		c.Services[k] = v
-	}
-	return &c
-}
-
 func (p *Profile) sortTargets() {
 	slices.SortFunc(p.Targets, func(a, b Target) int { return strings.Compare(a.Name, b.Name) })
 }
+
+// Sort puts p's targets in name order.
+func Sort(p *Profile) { p.sortTargets() }

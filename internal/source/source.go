@@ -1,0 +1,153 @@
+package source
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+// Kinds of source.
+const (
+	Replace = "replace" // conf.d/NAME
+	Add     = "add"     // conf.d/NAME.add
+	Merge   = "merge"   // conf.d/NAME.merge
+)
+
+// A Source is one file in conf.d that names a target.
+type Source struct {
+	File   string // file name in conf.d, e.g. "smb.conf.add"
+	Target string // target name, e.g. "smb.conf"
+	Kind   string
+	Data   []byte // normalised; nil when Err is set
+	Err    error  // why the file cannot be used
+}
+
+// A Set is every source in conf.d, grouped by target name.
+type Set struct {
+	ByTarget map[string][]Source
+}
+
+// Targets returns the target names with at least one source, sorted.
+func (s *Set) Targets() []string {
+	names := make([]string, 0, len(s.ByTarget))
+	for n := range s.ByTarget {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the source of the given kind for target, if any.
+func (s *Set) Get(target, kind string) (Source, bool) {
+	for _, src := range s.ByTarget[target] {
+		if src.Kind == kind {
+			return src, true
+		}
+	}
+	return Source{}, false
+}
+
+// Ignored reports whether a file in conf.d is not a source at all:
+// hidden files, editor droppings, our own status files, documentation.
+func Ignored(name string) bool {
+	switch {
+	case name == "" || strings.HasPrefix(name, "."),
+		strings.HasPrefix(name, "~$"),
+		strings.HasSuffix(name, "~"),
+		strings.HasSuffix(name, ".tmp"),
+		strings.HasSuffix(name, ".swp"),
+		strings.HasSuffix(name, ".swx"),
+		strings.HasSuffix(name, ".status"),
+		strings.HasPrefix(name, "README"),
+		name == "examples":
+		return true
+	}
+	return false
+}
+
+// Split returns the target name and kind a conf.d file name stands for.
+func Split(name string) (target, kind string) {
+	switch {
+	case strings.HasSuffix(name, ".add"):
+		return strings.TrimSuffix(name, ".add"), Add
+	case strings.HasSuffix(name, ".merge"):
+		return strings.TrimSuffix(name, ".merge"), Merge
+	}
+	return name, Replace
+}
+
+// Scan reads every source in dir. A missing dir is an empty set. Files
+// that cannot be used are returned with Err set, so they can be reported.
+func Scan(sys system.System, dir string) (*Set, error) {
+	set := &Set{ByTarget: map[string][]Source{}}
+	entries, err := sys.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return set, nil
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if Ignored(name) {
+			continue
+		}
+		target, kind := Split(name)
+		src := Source{File: name, Target: target, Kind: kind}
+		src.Data, src.Err = read(sys, dir+"/"+name, e.Type())
+		set.ByTarget[target] = append(set.ByTarget[target], src)
+	}
+	return set, nil
+}
+
+func read(sys system.System, path string, typ fs.FileMode) ([]byte, error) {
+	switch {
+	case typ&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("is a symlink; userscript never follows links in conf.d: replace it with a copy of the file")
+	case typ.IsDir():
+		return nil, fmt.Errorf("is a folder, not a file")
+	case !typ.IsRegular():
+		return nil, fmt.Errorf("is not a regular file (%s)", typ.Type())
+	}
+	data, err := sys.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Normalize(data), nil
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Normalize drops a leading UTF-8 BOM, turns CRLF (and a lone CR before a
+// line end) into LF and makes non-empty text end with a newline.
+func Normalize(data []byte) []byte {
+	data = bytes.TrimPrefix(data, bom)
+	out := make([]byte, 0, len(data)+1)
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c == '\r' && (i+1 == len(data) || data[i+1] == '\n') {
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// Concat appends add to base, with a newline between them when base does
+// not end with one.
+func Concat(base, add []byte) []byte {
+	out := make([]byte, 0, len(base)+len(add)+1)
+	out = append(out, base...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, add...)
+}

@@ -1,0 +1,77 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A Lock is state/lock.d, held by one apply at a time across both
+// engines: a directory made with mkdir holding the holder's pid. A lock
+// whose holder is gone is stale and is taken over.
+type Lock struct{ dir string }
+
+// ErrLocked is returned when another apply holds the lock for too long.
+var ErrLocked = errors.New("another apply is running")
+
+// Acquire takes the lock in stateDir, waiting until ctx ends.
+func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(stateDir, "lock.d")
+	for {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+			if err := os.WriteFile(filepath.Join(dir, "pid"), pid, 0o644); err != nil {
+				os.RemoveAll(dir)
+				return nil, err
+			}
+			return &Lock{dir: dir}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		holder, alive := holderOf(dir)
+		if !alive {
+			// Stale: the holder died. Take it over by removing it; if
+			// another process was faster, the next Mkdir tells.
+			os.RemoveAll(dir)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w (pid %d); try again when it has finished", dir, ErrLocked, holder)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// holderOf reads the pid in a lock dir. A lock dir without a pid file
+// may be being made right now: it counts as alive unless it is old.
+func holderOf(dir string) (int, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		fi, serr := os.Stat(dir)
+		return 0, serr == nil && time.Since(fi.ModTime()) < 10*time.Second
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	err = syscall.Kill(pid, 0)
+	return pid, err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Release gives the lock back.
+func (l *Lock) Release() error {
+	return os.RemoveAll(l.dir)
+}

@@ -1,0 +1,104 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxLog is the size at which state/log is rotated to state/log.1.
+const MaxLog = 256 << 10
+
+// LogFile is state/log: appended to, rotated once it passes MaxLog, so it
+// never holds more than about twice that on the data disk.
+type LogFile struct {
+	mu   sync.Mutex
+	path string
+}
+
+// OpenLog returns the log in stateDir. Nothing is created until the first
+// line is written.
+func OpenLog(stateDir string) *LogFile {
+	return &LogFile{path: filepath.Join(stateDir, "log")}
+}
+
+func (l *LogFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(p)) > MaxLog {
+		os.Rename(l.path, l.path+".1")
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.Write(p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// LineHandler writes slog records as the log lines of docs/FORMATS.md:
+// `2026-12-02T12:30:00Z INFO message key=value ...`.
+type LineHandler struct {
+	W     io.Writer
+	Level slog.Leveler
+	attrs []slog.Attr
+}
+
+func (h *LineHandler) Enabled(_ context.Context, l slog.Level) bool {
+	min := slog.LevelInfo
+	if h.Level != nil {
+		min = h.Level.Level()
+	}
+	return l >= min
+}
+
+func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Time.UTC().Format(time.RFC3339))
+	b.WriteByte(' ')
+	b.WriteString(r.Level.String())
+	b.WriteByte(' ')
+	b.WriteString(oneLine(r.Message))
+	write := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value.String()))
+		return true
+	}
+	for _, a := range h.attrs {
+		write(a)
+	}
+	r.Attrs(write)
+	b.WriteByte('\n')
+	_, err := io.WriteString(h.W, b.String())
+	return err
+}
+
+func (h *LineHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	return &c
+}
+
+func (h *LineHandler) WithGroup(string) slog.Handler { return h }
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", "\\r", "\n", "\\n").Replace(s)
+}
+
+func quote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\r\n\"=") {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,109 @@
+package status
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+// The words of the status: line.
+const (
+	OK           = "OK"
+	NotValidated = "NOT VALIDATED"
+	Refused      = "REFUSED"
+	Rejected     = "REJECTED"
+	Failed       = "FAILED"
+	Unknown      = "UNKNOWN"
+	Held         = "HELD"
+)
+
+// A Report is the content of one status file.
+type Report struct {
+	Word       string
+	File       string // "conf.d/smb.conf"
+	Target     string // device path
+	Sources    []string
+	Validated  string // the validator that ran, e.g. "testparm -s"
+	Reason     string
+	Warnings   []string
+	Generation int
+	Time       time.Time
+	Todo       string // what the user should do next
+}
+
+// Render returns the status file's text, with CRLF line ends.
+func (r *Report) Render() []byte {
+	var b strings.Builder
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, oneLine(v))
+		}
+	}
+	line("status", r.Word)
+	line("file", r.File)
+	line("target", r.Target)
+	line("sources", strings.Join(r.Sources, " "))
+	line("validated", r.Validated)
+	line("reason", r.Reason)
+	for _, w := range r.Warnings {
+		line("warning", w)
+	}
+	if r.Generation > 0 {
+		line("generation", fmt.Sprint(r.Generation))
+	}
+	line("time", r.Time.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if r.Todo != "" {
+		fmt.Fprintf(&b, "\r\nwhat to do: %s\r\n", oneLine(r.Todo))
+	}
+	return []byte(b.String())
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " | ", "\n", " | ", "\r", " ").Replace(strings.TrimSpace(s))
+}
+
+// Write writes r to path unless the file already says the same apart
+// from the time, so an idle engine never writes to the data disk.
+func Write(sys system.System, path string, r *Report) error {
+	data := r.Render()
+	old, err := sys.ReadFile(path)
+	if err == nil && bytes.Equal(withoutTime(old), withoutTime(data)) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A symlink or something odd has our name: never write through it.
+		if fi, lerr := sys.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file; remove it so the status can be written", path)
+		}
+	}
+	return sys.WriteFile(path, data, 0o644)
+}
+
+func withoutTime(data []byte) []byte {
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if !bytes.HasPrefix(l, []byte("time: ")) {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+// Read returns the word of the status file at path, or "".
+func Read(sys system.System, path string) string {
+	data, err := sys.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if w, ok := strings.CutPrefix(strings.TrimSpace(l), "status: "); ok {
+			return w
+		}
+	}
+	return ""
+}

@@ -1,0 +1,200 @@
+package system
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Real is the device itself, seen under RootDir ("/" on the device).
+type Real struct {
+	RootDir string
+}
+
+// NewReal returns a Real rooted at root ("" means "/").
+func NewReal(root string) *Real {
+	if root == "" {
+		root = "/"
+	}
+	return &Real{RootDir: filepath.Clean(root)}
+}
+
+func (r *Real) Root(devicePath string) string {
+	return filepath.Join(r.RootDir, filepath.FromSlash(devicePath))
+}
+
+func (r *Real) ReadFile(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s: is a symlink", name)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if fi.Size() > MaxRead {
+		return nil, fmt.Errorf("%s: %d bytes is over the limit of %d", name, fi.Size(), MaxRead)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxRead {
+		return nil, fmt.Errorf("%s: over the limit of %d bytes", name, MaxRead)
+	}
+	return data, nil
+}
+
+func (r *Real) Lstat(name string) (fs.FileInfo, error)      { return os.Lstat(name) }
+func (r *Real) ReadDir(name string) ([]fs.DirEntry, error)  { return os.ReadDir(name) }
+func (r *Real) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
+func (r *Real) Remove(name string) error                     { return os.Remove(name) }
+func (r *Real) Now() time.Time                               { return time.Now() }
+
+// WriteFile stages data next to name, syncs it, renames it over name and
+// syncs the directory. A non-regular name (a directory, a FIFO, a symlink)
+// is refused. When the rename fails with EBUSY (a bind-mounted target),
+// the content is written in place instead, which is the best the kernel
+// allows there.
+func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s); not replacing it", name, fi.Mode().Type())
+	}
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".userscript-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, name); err != nil {
+		if !errors.Is(err, syscall.EBUSY) {
+			return err
+		}
+		os.Remove(tmp)
+		return writeInPlace(name, data)
+	}
+	return syncDir(dir)
+}
+
+// writeInPlace is the fallback for a bind-mounted target, which cannot be
+// renamed over.
+func writeInPlace(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("%s: sync: %w", dir, err)
+	}
+	return nil
+}
+
+// Run starts argv directly. Absolute argv[0] is resolved under the root;
+// a bare name is looked up in PATH.
+func (r *Real) Run(ctx context.Context, argv []string) Exec {
+	start := time.Now()
+	e := Exec{Argv: argv, ExitCode: -1}
+	if len(argv) == 0 {
+		e.Err = errors.New("empty command")
+		return e
+	}
+	prog := argv[0]
+	if filepath.IsAbs(prog) {
+		prog = r.Root(prog)
+	}
+	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	cmd.Env = append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var out tailBuffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	e.Duration = time.Since(start)
+	e.Output = out.String()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		e.ExitCode = 0
+	case ctx.Err() != nil:
+		e.Err = fmt.Errorf("timed out after %s", e.Duration.Round(time.Millisecond))
+	case errors.As(err, &exitErr):
+		e.ExitCode = exitErr.ExitCode()
+	default:
+		e.Err = err
+	}
+	return e
+}
+
+// tailBuffer keeps the last 2 KiB written to it.
+type tailBuffer struct{ b []byte }
+
+const tailSize = 2048
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*tailSize {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	b := t.b
+	if len(b) > tailSize {
+		b = b[len(b)-tailSize:]
+	}
+	return strings.TrimSpace(string(bytes.ToValidUTF8(b, []byte("?"))))
+}
