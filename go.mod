@@ -3,3 +3,10 @@ module github.com/nas-userscript/userscript
 go 1.26
 
 require github.com/BurntSushi/toml v1.6.0
+
+require (
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

@@ -91,3 +91,12 @@ func (d *Dir) write(data []byte, parts ...string) error {
 	}
 	return nil
 }
+
+// Forget stops managing target: the live file is the firmware's again.
+func (d *Dir) Forget(target string) error {
+	err := d.Sys.Remove(d.file("written", target))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/nas-userscript/userscript/internal/overlay"
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+func runApply(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	dry := fs.Bool("dry-run", false, "show what would be done; change nothing")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return usagef("usage: userscript apply [--dry-run]")
+	}
+	if *dry {
+		return dryRun(ctx, e)
+	}
+	eng, release, err := e.engine(ctx, false, true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	res, err := eng.Apply(ctx)
+	if res != nil {
+		printResult(e, res)
+	}
+	return err
+}
+
+// dryRun plans and validates through a DryRun system and prints the
+// actions it recorded.
+func dryRun(ctx context.Context, e *env) error {
+	eng, release, err := e.engine(ctx, true, false)
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = eng.Apply(ctx)
+	for _, a := range eng.Sys.(*system.DryRun).Actions {
+		if strings.Contains(a, "/state/") || strings.Contains(a, ".status (") {
+			continue
+		}
+		fmt.Fprintf(e.stdout, "would %s\n", a)
+	}
+	return err
+}
+
+func printResult(e *env, res *overlay.Result) {
+	for _, o := range res.Outcomes {
+		if o.Written {
+			fmt.Fprintf(e.stdout, "wrote %s (%s)\n", o.Item.Target.Path, o.Item.Target.Name)
+		}
+	}
+	for _, x := range res.Restarts {
+		word := "ok"
+		if !x.OK() {
+			word = "FAILED"
+		}
+		fmt.Fprintf(e.stdout, "restarted: %s: %s\n", strings.Join(x.Argv, " "), word)
+	}
+	if res.Generation != nil {
+		fmt.Fprintf(e.stdout, "generation %d: %s\n", res.Generation.ID, res.Generation.Result)
+	}
+}
+
+func runValidate(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("usage: userscript validate")
+	}
+	eng, release, err := e.engine(ctx, false, true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	reports, err := eng.Validate(ctx)
+	for _, r := range reports {
+		fmt.Fprintf(e.stdout, "%s: %s", r.File, r.Word)
+		if r.Reason != "" {
+			fmt.Fprintf(e.stdout, ": %s", r.Reason)
+		}
+		fmt.Fprintln(e.stdout)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(e.stdout, "  warning: %s\n", w)
+		}
+	}
+	return err
+}

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/overlay"
+	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/settings"
+	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitUsage   = 2
+	exitRefused = 3
+)
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// env is what every command gets: the global flags, the outputs and the
+// engine they describe.
+type env struct {
+	root, app, profileName string
+	debug                  bool
+	version                string
+	stdout, stderr         io.Writer
+	log                    *slog.Logger
+}
+
+type command struct {
+	name, args, help string
+	run              func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"status", "[--json]", "show every target: its sources and whether it is in sync", runStatus},
+		{"diff", "[NAME...]", "show what apply would change (live → target)", runDiff},
+		{"apply", "[--dry-run]", "validate and apply conf.d, restart what changed", runApply},
+		{"validate", "", "validate every target without writing anything but status files", runValidate},
+		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture},
+		{"history", "", "list the recorded generations", runHistory},
+		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback},
+		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles},
+		{"version", "", "print the version", runVersion},
+	}
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer, version string) int {
+	e := &env{stdout: stdout, stderr: stderr, version: version}
+	fs := flag.NewFlagSet("userscript", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&e.root, "root", os.Getenv("USERSCRIPT_ROOT"), "resolve every device path under `DIR` (env USERSCRIPT_ROOT)")
+	fs.StringVar(&e.app, "app", os.Getenv("USERSCRIPT_APP"), "the app `DIR` holding conf.d and state (env USERSCRIPT_APP; default: bin/..)")
+	fs.StringVar(&e.profileName, "profile", "", "use the profile `NAME` instead of the one in the settings")
+	fs.BoolVar(&e.debug, "debug", false, "log to stderr as well")
+	fs.Usage = func() { usage(stderr, fs) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		usage(stderr, fs)
+		return exitUsage
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return e.exit(c.run(ctx, e, rest))
+	}
+	fmt.Fprintf(stderr, "userscript: unknown command %q; run userscript -h for the list\n", name)
+	return exitUsage
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: userscript [--root DIR] [--app DIR] [--profile NAME] [--debug] COMMAND\n\ncommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %-15s %s\n", c.name, c.args, c.help)
+	}
+	fmt.Fprintf(w, "\nflags:\n")
+	fs.PrintDefaults()
+}
+
+func (e *env) exit(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "userscript: %v\n", err)
+	var u usageError
+	switch {
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.Is(err, overlay.ErrRefused):
+		return exitRefused
+	}
+	return exitError
+}
+
+// appDir is the app dir: --app, or the folder above bin/ holding the
+// running binary.
+func (e *env) appDir() (string, error) {
+	if e.app != "" {
+		return filepath.Abs(e.app)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot tell the app dir: %w; pass --app DIR", err)
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	return filepath.Dir(filepath.Dir(exe)), nil
+}
+
+// engine builds the engine the global flags describe. lock takes the
+// apply lock; the returned func releases it.
+func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func(), error) {
+	app, err := e.appDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := settings.Load(filepath.Join(app, "userscript.toml"))
+	if err != nil {
+		return nil, nil, err
+	}
+	prof, err := e.pickProfile(app, set)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sys system.System = system.NewReal(e.root)
+	if dry {
+		sys = &system.DryRun{System: sys}
+	}
+	stateDir := filepath.Join(app, "state")
+	release := func() {}
+	if lock && !dry {
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		l, err := state.Acquire(lctx, stateDir)
+		cancel()
+		if err != nil {
+			return nil, nil, err
+		}
+		release = func() { l.Release() }
+	}
+	e.log = e.logger(stateDir, dry)
+	return &overlay.Engine{Sys: sys, Profile: prof, App: app, Strict: set.Strict, Keep: set.Keep, Log: e.log}, release, nil
+}
+
+func (e *env) logger(stateDir string, dry bool) *slog.Logger {
+	var hs []slog.Handler
+	if !dry {
+		hs = append(hs, &state.LineHandler{W: state.OpenLog(stateDir)})
+	}
+	if e.debug {
+		hs = append(hs, &state.LineHandler{W: e.stderr, Level: slog.LevelDebug})
+	}
+	return slog.New(slog.NewMultiHandler(hs...))
+}
+
+// pickProfile is --profile, else the settings' profile, else the one the
+// package was built with (lib/profile), each changed by the settings.
+func (e *env) pickProfile(app string, set *settings.Settings) (*profile.Profile, error) {
+	name := e.profileName
+	if name == "" {
+		name = set.Profile
+	}
+	if name == "" {
+		name = packagedProfile(app)
+	}
+	if name == "" {
+		return nil, usagef("no profile: set profile in %s or pass --profile (known: %s)", filepath.Join(app, "userscript.toml"), strings.Join(profile.Names(), ", "))
+	}
+	p, err := profile.Builtin(name)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return set.Apply(p)
+}
+
+// packagedProfile reads the profile name from the first line of
+// lib/profile, which the package build renders.
+func packagedProfile(app string) string {
+	data, err := os.ReadFile(filepath.Join(app, "lib", "profile"))
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	name, ok := strings.CutPrefix(first, "profile ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(name)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/nas-userscript/userscript/internal/profile"
+)
+
+func runProfiles(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("profiles", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	sh := fs.String("sh", "", "render profile `NAME` for the sh engine (lib/profile)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return usagef("usage: userscript profiles [--sh NAME]")
+	}
+	if *sh != "" {
+		p, err := profile.Builtin(*sh)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		return p.WriteShell(e.stdout)
+	}
+	for _, name := range profile.Names() {
+		p, _ := profile.Builtin(name)
+		fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, p.Description)
+		for _, t := range p.Targets {
+			fmt.Fprintf(e.stdout, "  %-13s %-36s %-9s %s\n", t.Name, t.Path, orDash(t.Validator), orDash(t.Service))
+		}
+	}
+	return nil
+}
+
+func runVersion(ctx context.Context, e *env, args []string) error {
+	fmt.Fprintf(e.stdout, "userscript %s\n", e.version)
+	return nil
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+)
+
+func runStatus(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return usagef("usage: userscript status [--json]")
+	}
+	eng, release, err := e.engine(ctx, true, false)
+	if err != nil {
+		return err
+	}
+	defer release()
+	rows, err := eng.Status()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tSOURCES\tSTATE\tGEN\tPATH")
+	for _, r := range rows {
+		gen := "-"
+		if r.Generation > 0 {
+			gen = fmt.Sprint(r.Generation)
+		}
+		st := r.State
+		if r.Detail != "" {
+			st += " (" + r.Detail + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, orDash(strings.Join(r.Sources, " ")), st, gen, r.Path)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+

@@ -1,0 +1,60 @@
+package overlay
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/nas-userscript/userscript/internal/history"
+	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/validate"
+)
+
+// An Engine applies one app dir's conf.d to one device.
+type Engine struct {
+	Sys     system.System
+	Profile *profile.Profile
+	App     string // the app dir (a real path)
+	Strict  bool   // validator warnings refuse
+	Keep    int    // generations kept
+	Log     *slog.Logger
+	// Check validates a staged candidate; nil means validate.Check.
+	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
+}
+
+func (e *Engine) confDir() string  { return filepath.Join(e.App, "conf.d") }
+func (e *Engine) stateDir() string { return filepath.Join(e.App, "state") }
+
+func (e *Engine) state() *state.Dir { return &state.Dir{Path: e.stateDir(), Sys: e.Sys} }
+
+func (e *Engine) history() *history.Store {
+	keep := e.Keep
+	if keep < 1 {
+		keep = 20
+	}
+	return &history.Store{Dir: filepath.Join(e.stateDir(), "gen"), Sys: e.Sys, Keep: keep}
+}
+
+func (e *Engine) statusPath(target string) string {
+	return filepath.Join(e.confDir(), target+".status")
+}
+
+func (e *Engine) logger() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Log
+}
+
+func (e *Engine) check(ctx context.Context, kind, path string) validate.Result {
+	opt := validate.Options{Strict: e.Strict}
+	if e.Check != nil {
+		return e.Check(ctx, kind, path, opt)
+	}
+	return validate.Check(ctx, kind, path, opt)
+}
+
+// History is the engine's generation store.
+func (e *Engine) History() *history.Store { return e.history() }

@@ -1,0 +1,174 @@
+package overlay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/source"
+	"github.com/nas-userscript/userscript/internal/state"
+)
+
+// An Item is one target in a plan.
+type Item struct {
+	Target   profile.Target
+	LivePath string          // real path of the live file
+	Sources  []source.Source // in the order they apply
+	Live     []byte
+	LiveOK   bool   // the live file exists
+	Base     []byte // the firmware's version
+	Captured bool   // the base was taken from the live file just now
+	Want     []byte // the target: base + sources
+	Problem  error  // why the target cannot be applied
+	Held     bool   // the sources were rolled back and wait for an edit
+}
+
+// Changed reports whether applying the item would change the live file.
+func (it *Item) Changed() bool {
+	return it.Problem == nil && !it.Held && (!it.LiveOK || !bytes.Equal(it.Want, it.Live))
+}
+
+// SourceFiles names the item's sources as the user sees them.
+func (it *Item) SourceFiles() []string {
+	var names []string
+	for _, s := range it.Sources {
+		names = append(names, s.File)
+	}
+	return names
+}
+
+// A Plan is every target userscript manages now, and the sources that
+// name no target.
+type Plan struct {
+	Items   []*Item
+	Unknown []source.Source
+}
+
+// Plan reads conf.d, the live files and the state and computes every
+// target. It writes nothing except, when capture is set, the bases it
+// finds (a base is the live file whenever the live file is not what we
+// last wrote).
+func (e *Engine) Plan(capture bool) (*Plan, error) {
+	set, err := source.Scan(e.Sys, e.confDir())
+	if err != nil {
+		return nil, err
+	}
+	st := e.state()
+	p := &Plan{}
+	for _, name := range set.Targets() {
+		if _, ok := e.Profile.Target(name); !ok {
+			p.Unknown = append(p.Unknown, set.ByTarget[name]...)
+		}
+	}
+	for _, t := range e.Profile.Targets {
+		srcs := set.ByTarget[t.Name]
+		written, err := st.Written(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if len(srcs) == 0 && written == "" {
+			continue // not ours
+		}
+		it := &Item{Target: t, LivePath: e.Sys.Root(t.Path), Sources: ordered(srcs)}
+		e.planItem(it, written, capture)
+		p.Items = append(p.Items, it)
+	}
+	return p, nil
+}
+
+// ordered puts sources in the order they apply: replace, merge, add.
+func ordered(srcs []source.Source) []source.Source {
+	var out []source.Source
+	for _, kind := range []string{source.Replace, source.Merge, source.Add} {
+		for _, s := range srcs {
+			if s.Kind == kind {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func (e *Engine) planItem(it *Item, written string, capture bool) {
+	st := e.state()
+	live, err := e.Sys.ReadFile(it.LivePath)
+	switch {
+	case err == nil:
+		it.Live, it.LiveOK = live, true
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		it.Problem = fmt.Errorf("%s: %w; userscript only replaces regular files: set the real path in userscript.toml", it.Target.Path, err)
+		return
+	}
+	if !it.LiveOK || written != state.Hash(it.Live) {
+		// The live file is the firmware's: it is the base.
+		it.Base, it.Captured = it.Live, true
+		if capture {
+			if err := st.SetBase(it.Target.Name, it.Live); err != nil {
+				it.Problem = err
+				return
+			}
+		}
+	} else {
+		base, ok, err := st.Base(it.Target.Name)
+		switch {
+		case err != nil:
+			it.Problem = fmt.Errorf("state/base/%s: %w", it.Target.Name, err)
+			return
+		case ok:
+			it.Base = base
+		case needsBase(it.Sources):
+			it.Problem = fmt.Errorf("state/base/%s is missing, so the firmware's own %s is unknown; reboot the NAS (the firmware restores it) or delete state/written/%s", it.Target.Name, it.Target.Path, it.Target.Name)
+			return
+		}
+	}
+	it.Want, it.Problem = compute(it.Base, it.Sources)
+	if it.Problem != nil {
+		return
+	}
+	held, err := st.Held(it.Target.Name)
+	if err != nil {
+		it.Problem = err
+		return
+	}
+	it.Held = held != "" && held == state.Hash(it.Want) && !bytes.Equal(it.Want, it.Live)
+}
+
+func needsBase(srcs []source.Source) bool {
+	for _, s := range srcs {
+		if s.Kind == source.Replace {
+			return false
+		}
+	}
+	return true
+}
+
+// compute is the target: the replacement (or the base), then the
+// appended text. The same base and sources always give the same target.
+func compute(base []byte, srcs []source.Source) ([]byte, error) {
+	want := base
+	var errs []error
+	for _, s := range srcs {
+		if s.Err != nil {
+			errs = append(errs, fmt.Errorf("conf.d/%s: %w", s.File, s.Err))
+			continue
+		}
+		switch s.Kind {
+		case source.Replace:
+			want = s.Data
+		case source.Add:
+			want = source.Concat(want, s.Data)
+		case source.Merge:
+			errs = append(errs, fmt.Errorf("conf.d/%s: key-aware .merge sources are not supported yet: put the whole file in conf.d/%s, or the lines to append in conf.d/%s.add", s.File, s.Target, s.Target))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if want == nil {
+		want = []byte{}
+	}
+	return want, nil
+}

@@ -1,0 +1,81 @@
+package overlay
+
+import (
+	"slices"
+
+	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/status"
+)
+
+// States a target can be in.
+const (
+	InSync  = "in sync"  // live is the target
+	Pending = "pending"  // the sources changed and are not applied yet
+	Drifted = "drifted"  // something else rewrote the live file
+	Refused = "refused"  // the sources cannot be applied
+	Held    = "held"     // rolled back; waits for an edit
+	Unknown = "unknown"  // a source names no target
+	Unused  = "no source" // a target of the profile nobody configured
+)
+
+// A StatusRow describes one target for `userscript status`.
+type StatusRow struct {
+	Name       string   `json:"name"`
+	Path       string   `json:"path"`
+	Sources    []string `json:"sources"`
+	State      string   `json:"state"`
+	Detail     string   `json:"detail,omitempty"`
+	Generation int      `json:"generation,omitempty"`
+	Service    string   `json:"service,omitempty"`
+}
+
+// Status describes every target of the profile and every source that
+// names none. It writes nothing.
+func (e *Engine) Status() ([]StatusRow, error) {
+	plan, err := e.Plan(false)
+	if err != nil {
+		return nil, err
+	}
+	gens, _ := e.history().List()
+	lastGen := func(name string) int {
+		for i := len(gens) - 1; i >= 0; i-- {
+			if slices.Contains(gens[i].Changed, name) {
+				return gens[i].ID
+			}
+		}
+		return 0
+	}
+	st := e.state()
+	var rows []StatusRow
+	for _, t := range e.Profile.Targets {
+		row := StatusRow{Name: t.Name, Path: t.Path, State: Unused, Service: t.Service}
+		i := slices.IndexFunc(plan.Items, func(it *Item) bool { return it.Target.Name == t.Name })
+		if i >= 0 {
+			it := plan.Items[i]
+			row.Sources = it.SourceFiles()
+			row.Generation = lastGen(t.Name)
+			written, _ := st.Written(t.Name)
+			switch {
+			case it.Problem != nil:
+				row.State, row.Detail = Refused, it.Problem.Error()
+			case it.Held:
+				row.State = Held
+			case !it.Changed():
+				row.State = InSync
+			case written != "" && it.LiveOK && written != state.Hash(it.Live):
+				row.State, row.Detail = Drifted, "the live file was rewritten by something else"
+			default:
+				row.State = Pending
+			}
+			if w := status.Read(e.Sys, e.statusPath(t.Name)); w == status.Refused && row.State == Pending {
+				row.State, row.Detail = Refused, "see conf.d/"+t.Name+".status"
+			}
+		}
+		rows = append(rows, row)
+	}
+	for _, src := range plan.Unknown {
+		rows = append(rows, StatusRow{Name: src.Target, Sources: []string{src.File}, State: Unknown,
+			Detail: "no such target in profile " + e.Profile.Name})
+	}
+	return rows, nil
+}
