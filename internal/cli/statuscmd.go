@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -53,4 +52,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-

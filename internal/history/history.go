@@ -34,11 +34,11 @@ type File struct {
 type Generation struct {
 	ID        int       `json:"id"`
 	Time      time.Time `json:"time"`
-	Kind      string    `json:"kind"`            // "apply", "rollback" or "boot"
-	From      int       `json:"from,omitempty"`  // for a rollback: the generation restored
-	Changed   []string  `json:"changed"`         // targets written by this generation
-	Files     []File    `json:"files"`           // every managed target after it
-	Restarted []string  `json:"restarted"`       // services restarted
+	Kind      string    `json:"kind"`           // "apply", "rollback" or "boot"
+	From      int       `json:"from,omitempty"` // for a rollback: the generation restored
+	Changed   []string  `json:"changed"`        // targets written by this generation
+	Files     []File    `json:"files"`          // every managed target after it
+	Restarted []string  `json:"restarted"`      // services restarted
 	Result    string    `json:"result"`
 	Note      string    `json:"note,omitempty"`
 }

@@ -9,12 +9,12 @@ import (
 
 // States a target can be in.
 const (
-	InSync  = "in sync"  // live is the target
-	Pending = "pending"  // the sources changed and are not applied yet
-	Drifted = "drifted"  // something else rewrote the live file
-	Refused = "refused"  // the sources cannot be applied
-	Held    = "held"     // rolled back; waits for an edit
-	Unknown = "unknown"  // a source names no target
+	InSync  = "in sync"   // live is the target
+	Pending = "pending"   // the sources changed and are not applied yet
+	Drifted = "drifted"   // something else rewrote the live file
+	Refused = "refused"   // the sources cannot be applied
+	Held    = "held"      // rolled back; waits for an edit
+	Unknown = "unknown"   // a source names no target
 	Unused  = "no source" // a target of the profile nobody configured
 )
 
