@@ -123,20 +123,21 @@ func read(sys system.System, path string, typ fs.FileMode) ([]byte, error) {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-// Normalize drops a leading UTF-8 BOM, turns CRLF (and a lone CR before a
-// line end) into LF and makes non-empty text end with a newline.
+// Normalize drops leading UTF-8 BOMs and the carriage returns at the end
+// of every line (CRLF, CRCRLF, a CR before the end of the text), and makes
+// non-empty text end with a newline.
 func Normalize(data []byte) []byte {
-	data = bytes.TrimPrefix(data, bom)
-	out := make([]byte, 0, len(data)+1)
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if c == '\r' && (i+1 == len(data) || data[i+1] == '\n') {
-			continue
-		}
-		out = append(out, c)
+	for bytes.HasPrefix(data, bom) {
+		data = data[len(bom):]
 	}
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, '\n')
+	out := make([]byte, 0, len(data)+1)
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte("\n"))
+		out = append(out, bytes.TrimRight(line, "\r")...)
+		if found || len(bytes.TrimRight(line, "\r")) > 0 {
+			out = append(out, '\n')
+		}
+		data = rest
 	}
 	return out
 }

@@ -1,0 +1,96 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsAreValid(t *testing.T) {
+	for _, name := range Names() {
+		p, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Check(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		var b strings.Builder
+		if err := p.WriteShell(&b); err != nil {
+			t.Errorf("%s: WriteShell: %v", name, err)
+		}
+	}
+}
+
+// The nas4220b profile is the test-seam contract of DESIGN.md; the sh
+// engine reads exactly this.
+func TestNAS4220BContract(t *testing.T) {
+	p, _ := Builtin("nas4220b")
+	var b strings.Builder
+	if err := p.WriteShell(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `profile nas4220b
+target exports /etc/exports exports nfs
+target proftpd.conf /system/hddapp/etc/proftpd.conf proftpd proftpd
+target smb.conf /system/hddapp/etc/samba/smb.conf testparm samba
+service nfs 60 /system/hddapp/etc/rc.d/S85nfs.sh restart
+service proftpd 60 /system/hddapp/etc/rc.d/S91proftpd.sh restart
+service samba 60 /system/hddapp/etc/rc.d/S80samba.sh restart
+`
+	if got := b.String(); got != want {
+		t.Errorf("WriteShell:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{"/etc/exports", true},
+		{"/system/hddapp/etc/samba/smb.conf", true},
+		{"etc/exports", false},
+		{"/etc/../shadow", false},
+		{"/etc//exports", false},
+		{"/etc/", false},
+		{"/", false},
+		{"/proc/sys/vm/swappiness", false},
+		{"/sys/block/sda/queue/scheduler", false},
+		{"/dev/sda", false},
+		{"/devices/x", true},
+		{"/etc/my file", false},
+		{"/etc/a\nb", false},
+	}
+	for _, tt := range tests {
+		if err := CheckPath(tt.path); (err == nil) != tt.ok {
+			t.Errorf("CheckPath(%q) = %v, want ok=%v", tt.path, err, tt.ok)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"smb.conf", true},
+		{"exports", true},
+		{"vsftpd.conf", true},
+		{"", false},
+		{".hidden", false},
+		{"-rf", false},
+		{"a/b", false},
+		{"..", false},
+		{"x.add", false},
+		{"x.merge", false},
+		{"x.status", false},
+		{"new\nline", false},
+		{"sp ace", false},
+		{strings.Repeat("a", 65), false},
+	}
+	for _, tt := range tests {
+		if err := CheckName(tt.name); (err == nil) != tt.ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}
