@@ -47,6 +47,9 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 	for _, it := range plan.Items {
 		o := &Outcome{Item: it, Report: e.report(it)}
 		res.Outcomes = append(res.Outcomes, o)
+		if it.Drifted && e.CaptureDrift && e.Paused[it.Target.Name] == "" {
+			e.captureDrift(it)
+		}
 		switch {
 		case it.Problem != nil:
 			o.Report.Word, o.Report.Reason = status.Refused, it.Problem.Error()
@@ -118,8 +121,14 @@ func (e *Engine) mark(it *Item, data []byte) error {
 	return e.state().SetWritten(it.Target.Name, state.Hash(data))
 }
 
-// held reports a target whose sources were rolled back.
+// held reports a target whose sources were rolled back, unless its
+// status file already says why (REJECTED, HELD).
 func (e *Engine) held(o *Outcome) {
+	switch status.Read(e.Sys, e.statusPath(o.Item.Target.Name)) {
+	case status.Rejected, status.Held:
+		o.Report = nil
+		return
+	}
 	o.Report.Word = status.Held
 	o.Report.Reason = "rolled back; the live file is an earlier generation"
 	o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again, or delete it to return to the firmware's file", o.Item.Target.Name)
@@ -230,12 +239,24 @@ func (e *Engine) commit(ctx context.Context, res *Result, outs []*Outcome, gen *
 		x := e.restart(ctx, name)
 		res.Restarts = append(res.Restarts, x)
 		gen.Restarted = append(gen.Restarted, name)
-		if x.OK() {
+		why := ""
+		if !x.OK() {
+			why = restartFailure(x)
+		} else if e.Confirm {
+			if err := e.healthy(ctx, e.Profile.Services[name]); err != nil {
+				why = fmt.Sprintf("%s did not prove healthy: %v", name, err)
+			}
+		}
+		if why == "" {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("service %s: %s", name, why))
+		if e.Confirm {
+			gen.Result = history.Rejected
+			errs = append(errs, e.reject(ctx, res, outs, name, why))
 			continue
 		}
 		gen.Result = history.Failed
-		why := restartFailure(x)
-		errs = append(errs, fmt.Errorf("service %s: %s", name, why))
 		for _, o := range outs {
 			if o.Written && o.Item.Target.Service == name {
 				o.Report.Word = status.Failed
@@ -251,6 +272,45 @@ func (e *Engine) commit(ctx context.Context, res *Result, outs []*Outcome, gen *
 		e.logger().Warn("prune history", "err", err)
 	}
 	e.logger().Info(gen.Kind, "generation", id, "from", gen.From, "changed", strings.Join(gen.Changed, " "), "restarted", strings.Join(gen.Restarted, " "), "result", gen.Result)
+	return errors.Join(errs...)
+}
+
+// reject puts back what was live before this apply for every target of
+// service, holds their sources until they are edited, and restarts the
+// service again.
+func (e *Engine) reject(ctx context.Context, res *Result, outs []*Outcome, service, why string) error {
+	var errs []error
+	for _, o := range outs {
+		it := o.Item
+		if !o.Written || it.Target.Service != service {
+			continue
+		}
+		var err error
+		if it.LiveOK {
+			err = e.Sys.WriteFile(it.LivePath, it.Live, 0o644)
+		} else {
+			err = e.Sys.Remove(it.LivePath)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: putting the previous file back: %w", it.Target.Path, err))
+			continue
+		}
+		if it.LiveOK {
+			errs = append(errs, e.state().SetWritten(it.Target.Name, state.Hash(it.Live)))
+		} else {
+			errs = append(errs, e.state().Forget(it.Target.Name))
+		}
+		errs = append(errs, e.state().SetHeld(it.Target.Name, state.Hash(it.Want)))
+		o.Report.Word = status.Rejected
+		o.Report.Reason = fmt.Sprintf("applied, but %s; the previous file was put back", why)
+		o.Report.Todo = fmt.Sprintf("fix conf.d/%s and save it again; it is not applied again until it changes", sourceToFix(it))
+		e.logger().Warn("rejected", "target", it.Target.Name, "service", service, "why", why)
+	}
+	x := e.restart(ctx, service)
+	res.Restarts = append(res.Restarts, x)
+	if !x.OK() {
+		errs = append(errs, fmt.Errorf("service %s: restarting with the previous files: %s", service, restartFailure(x)))
+	}
 	return errors.Join(errs...)
 }
 

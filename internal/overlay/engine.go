@@ -20,6 +20,17 @@ type Engine struct {
 	Strict  bool   // validator warnings refuse
 	Keep    int    // generations kept
 	Log     *slog.Logger
+	// Confirm makes every restart prove the service healthy (process,
+	// port); an unhealthy service gets its previous files back.
+	Confirm bool
+	// ProbeHost is where service ports are probed; "" is 127.0.0.1.
+	ProbeHost string
+	// CaptureDrift saves a live file that something else rewrote to
+	// conf.d/.captured/ before the sources are applied over it again.
+	CaptureDrift bool
+	// Paused holds targets that are not applied for now, with the reason
+	// (the watcher pauses a target something keeps rewriting).
+	Paused map[string]string
 	// Check validates a staged candidate; nil means validate.Check.
 	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
 }
@@ -58,3 +69,6 @@ func (e *Engine) check(ctx context.Context, kind, path string) validate.Result {
 
 // History is the engine's generation store.
 func (e *Engine) History() *history.Store { return e.history() }
+
+// StateDir is the app's state/ folder.
+func (e *Engine) StateDir() string { return e.stateDir() }

@@ -23,6 +23,7 @@ type Item struct {
 	Want     []byte // the target: base + sources
 	Problem  error  // why the target cannot be applied
 	Held     bool   // the sources were rolled back and wait for an edit
+	Drifted  bool   // something else rewrote the file we wrote
 }
 
 // Changed reports whether applying the item would change the live file.
@@ -51,6 +52,11 @@ type Plan struct {
 // finds (a base is the live file whenever the live file is not what we
 // last wrote).
 func (e *Engine) Plan(capture bool) (*Plan, error) {
+	if _, err := e.Sys.Lstat(e.confDir()); err != nil {
+		// Never take a missing conf.d for "no sources": that would give
+		// every target back to the firmware while the data disk is away.
+		return nil, fmt.Errorf("%s: %w; is the data disk mounted?", e.confDir(), err)
+	}
 	set, err := source.Scan(e.Sys, e.confDir())
 	if err != nil {
 		return nil, err
@@ -105,6 +111,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 	if !it.LiveOK || written != state.Hash(it.Live) {
 		// The live file is the firmware's: it is the base.
 		it.Base, it.Captured = it.Live, true
+		it.Drifted = written != "" && it.LiveOK
 		if capture {
 			if err := st.SetBase(it.Target.Name, it.Live); err != nil {
 				it.Problem = err
@@ -123,6 +130,10 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 			it.Problem = fmt.Errorf("state/base/%s is missing, so the firmware's own %s is unknown; reboot the NAS (the firmware restores it) or delete state/written/%s", it.Target.Name, it.Target.Path, it.Target.Name)
 			return
 		}
+	}
+	if why := e.Paused[it.Target.Name]; why != "" {
+		it.Problem = errors.New(why)
+		return
 	}
 	it.Want, it.Problem = compute(it.Base, it.Sources)
 	if it.Problem != nil {

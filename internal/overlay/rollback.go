@@ -17,6 +17,35 @@ import (
 // sources that were rolled back are held: they are not applied again
 // until the user edits them.
 func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
+	return e.rollback(ctx, id, status.Held, "")
+}
+
+// Recover finishes what a crash or power cut interrupted: when the newest
+// generation is still pending (written, services not yet proven
+// healthy), its files are replaced by the previous good generation's,
+// the services restarted, the generation marked rejected and its sources
+// held. It does nothing when no generation is pending.
+func (e *Engine) Recover(ctx context.Context) (*Result, error) {
+	gens, err := e.history().List()
+	if len(gens) == 0 || gens[len(gens)-1].Result != history.Pending {
+		return nil, err
+	}
+	last := gens[len(gens)-1]
+	to := 0
+	if prev, err := history.Previous(gens); err == nil {
+		to = prev.ID
+	}
+	last.Result = history.Rejected
+	last.Note = "interrupted before its services proved healthy (crash or power cut)"
+	if err := e.history().Update(last); err != nil {
+		return nil, err
+	}
+	e.logger().Warn("recover", "generation", last.ID, "to", to)
+	reason := fmt.Sprintf("generation %d was interrupted before its services proved healthy (crash or power cut); generation %d was put back", last.ID, to)
+	return e.rollback(ctx, to, status.Rejected, reason)
+}
+
+func (e *Engine) rollback(ctx context.Context, id int, word, reason string) (*Result, error) {
 	hist := e.history()
 	gens, listErr := hist.List()
 	var to *history.Generation
@@ -64,9 +93,11 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 			continue
 		}
 		it.Want, it.Problem, it.Held = want, nil, false
-		o.Report.Word = status.Held
-		o.Report.Reason = fmt.Sprintf("rolled back to generation %d", fromID)
-		if fromID == 0 {
+		o.Report.Word, o.Report.Reason = word, reason
+		if reason == "" {
+			o.Report.Reason = fmt.Sprintf("rolled back to generation %d", fromID)
+		}
+		if reason == "" && fromID == 0 {
 			o.Report.Reason = "rolled back to the firmware's own file"
 		}
 		o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again", it.Target.Name)

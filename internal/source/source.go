@@ -55,13 +55,14 @@ func (s *Set) Get(target, kind string) (Source, bool) {
 // Ignored reports whether a file in conf.d is not a source at all:
 // hidden files, editor droppings, our own status files, documentation.
 func Ignored(name string) bool {
+	lower := strings.ToLower(name)
 	switch {
 	case name == "" || strings.HasPrefix(name, "."),
 		strings.HasPrefix(name, "~$"),
 		strings.HasSuffix(name, "~"),
-		strings.HasSuffix(name, ".tmp"),
-		strings.HasSuffix(name, ".swp"),
-		strings.HasSuffix(name, ".swx"),
+		strings.HasSuffix(lower, ".tmp"),
+		strings.HasSuffix(lower, ".swp"),
+		strings.HasSuffix(lower, ".swx"),
 		strings.HasSuffix(name, ".status"),
 		strings.HasPrefix(name, "README"),
 		name == "examples":

@@ -65,7 +65,7 @@ func FuzzNormalize(f *testing.F) {
 }
 
 func TestIgnoredAndSplit(t *testing.T) {
-	ignored := []string{".smb.conf.swp", "~$smb.conf", "smb.conf~", "smb.conf.tmp", "x.swp", "smb.conf.status", "README.md", "examples", ".captured", ".~lock.smb.conf#"}
+	ignored := []string{".smb.conf.swp", "~$smb.conf", "smb.conf~", "smb.conf.tmp", "x.swp", "smb.conf.status", "README.md", "examples", ".captured", ".~lock.smb.conf#", "smb.conf~RF1a2b.TMP"}
 	for _, n := range ignored {
 		if !Ignored(n) {
 			t.Errorf("Ignored(%q) = false", n)

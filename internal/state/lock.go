@@ -75,3 +75,39 @@ func holderOf(dir string) (int, bool) {
 func (l *Lock) Release() error {
 	return os.RemoveAll(l.dir)
 }
+
+// A DaemonLock makes sure one daemon runs per app dir: an flock on
+// state/daemon.lock (released by the kernel when the daemon dies) and its
+// pid in state/daemon.pid for `init stop` and `init status`.
+type DaemonLock struct {
+	f   *os.File
+	pid string
+}
+
+// LockDaemon takes the daemon lock of stateDir, or says who holds it.
+func LockDaemon(stateDir string) (*DaemonLock, error) {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(stateDir, "daemon.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		pid, _ := os.ReadFile(filepath.Join(stateDir, "daemon.pid"))
+		return nil, fmt.Errorf("a userscript daemon is already running for this app dir (pid %s)", strings.TrimSpace(string(pid)))
+	}
+	l := &DaemonLock{f: f, pid: filepath.Join(stateDir, "daemon.pid")}
+	if err := os.WriteFile(l.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Release ends the lock and removes the pid file.
+func (l *DaemonLock) Release() {
+	os.Remove(l.pid)
+	l.f.Close()
+}

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/watch"
+)
+
+func runRun(ctx context.Context, e *env, args []string) error {
+	flags := flag.NewFlagSet("run", flag.ContinueOnError)
+	flags.SetOutput(e.stderr)
+	q := watch.Quiet{}
+	flags.DurationVar(&q.Min, "quiet", watch.DefaultMin, "apply once conf.d has been quiet this long")
+	flags.DurationVar(&q.Max, "max-wait", watch.DefaultMax, "but never wait longer than this during a burst of edits")
+	if err := flags.Parse(args); err != nil || flags.NArg() > 0 {
+		return usagef("usage: userscript run [--quiet 300ms] [--max-wait 3s]")
+	}
+	eng, release, err := e.engine(ctx, false, false)
+	if err != nil {
+		return err
+	}
+	defer release()
+	dl, err := state.LockDaemon(eng.StateDir())
+	if err != nil {
+		return err
+	}
+	defer dl.Release()
+	eng.Confirm, eng.CaptureDrift = true, true
+	w := &watch.Watcher{
+		Engine: eng,
+		Quiet:  q,
+		Log:    e.log,
+		Lock: func(ctx context.Context) (func(), error) {
+			ctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			l, err := state.Acquire(ctx, eng.StateDir())
+			if err != nil {
+				return nil, err
+			}
+			return func() { l.Release() }, nil
+		},
+	}
+	e.log.Info("daemon started", "app", eng.App, "profile", eng.Profile.Name)
+	defer e.log.Info("daemon stopped")
+	return w.Run(ctx)
+}

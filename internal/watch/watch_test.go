@@ -1,0 +1,280 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/history"
+	"github.com/nas-userscript/userscript/internal/overlay"
+	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/validate"
+)
+
+// nas is a fake device root and app dir with one target, a.conf, whose
+// service's restart script counts its calls, and a running watcher.
+type nas struct {
+	t         *testing.T
+	root, app string
+	eng       *overlay.Engine
+	mu        sync.Mutex
+	applies   int // applies that wrote a generation
+	cancel    context.CancelFunc
+	done      chan error
+}
+
+func newNAS(t *testing.T) *nas {
+	n := &nas{t: t, root: t.TempDir(), app: t.TempDir()}
+	os.MkdirAll(filepath.Join(n.app, "conf.d"), 0o755)
+	os.MkdirAll(filepath.Join(n.root, "etc"), 0o755)
+	os.MkdirAll(filepath.Join(n.root, "bin"), 0o755)
+	os.WriteFile(filepath.Join(n.root, "etc/a.conf"), []byte("rom\n"), 0o644)
+	os.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\necho restart >> \"$USERSCRIPT_ROOT/restarts.log\"\n"), 0o755)
+	p := &profile.Profile{
+		Name:     "test",
+		Targets:  []profile.Target{{Name: "a.conf", Path: "/etc/a.conf", Validator: "fake", Service: "svc"}},
+		Services: map[string]profile.Service{"svc": {Name: "svc", Restart: []string{"/bin/restart"}, Timeout: 5 * time.Second}},
+	}
+	n.eng = &overlay.Engine{Sys: system.NewReal(n.root), Profile: p, App: n.app, Keep: 20, Confirm: true, CaptureDrift: true,
+		Check: func(ctx context.Context, kind, path string, opt validate.Options) validate.Result {
+			return validate.Result{Validated: true, Tool: "fake"}
+		}}
+	return n
+}
+
+func (n *nas) start(q Quiet) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n.cancel, n.done = cancel, make(chan error, 1)
+	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Applied: func(res *overlay.Result, err error) {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			if res != nil && res.Generation != nil {
+				n.applies++
+			}
+		}}
+	go func() { n.done <- w.Run(ctx) }()
+	n.t.Cleanup(func() { cancel(); <-n.done })
+	time.Sleep(100 * time.Millisecond) // let it arm its watches
+}
+
+func (n *nas) count() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.applies
+}
+
+func (n *nas) restarts() int {
+	data, _ := os.ReadFile(filepath.Join(n.root, "restarts.log"))
+	return strings.Count(string(data), "restart\n")
+}
+
+func (n *nas) live() string {
+	data, _ := os.ReadFile(filepath.Join(n.root, "etc/a.conf"))
+	return string(data)
+}
+
+// waitLive waits until the live file is want, then for the watcher to be
+// quiet again, so a second apply would have shown.
+func (n *nas) waitLive(want string) {
+	n.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for n.live() != want {
+		if time.Now().After(deadline) {
+			n.t.Fatalf("live = %q, want %q", n.live(), want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond)
+}
+
+func (n *nas) conf(name string) string { return filepath.Join(n.app, "conf.d", name) }
+
+var fast = Quiet{Min: 50 * time.Millisecond, Max: 500 * time.Millisecond}
+
+// Every way editors and file copies save a file is seen, and each save is
+// applied exactly once (one generation, one restart).
+func TestSaveStyles(t *testing.T) {
+	n := newNAS(t)
+	os.WriteFile(n.conf("a.conf"), []byte("v0\n"), 0o644)
+	n.start(fast)
+	n.waitLive("v0\n")
+	outside := t.TempDir()
+	styles := []struct {
+		name string
+		save func(content string) error
+	}{
+		{"truncate and write in place", func(c string) error {
+			return os.WriteFile(n.conf("a.conf"), []byte(c), 0o644)
+		}},
+		{"temp file and rename (Samba clients, renameio)", func(c string) error {
+			tmp := n.conf("a.conf~RF3c1a.TMP")
+			if err := os.WriteFile(tmp, []byte(c), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, n.conf("a.conf"))
+		}},
+		{"vim: backup by rename, write new, remove backup", func(c string) error {
+			if err := os.Rename(n.conf("a.conf"), n.conf("a.conf~")); err != nil {
+				return err
+			}
+			if err := os.WriteFile(n.conf("a.conf"), []byte(c), 0o644); err != nil {
+				return err
+			}
+			return os.Remove(n.conf("a.conf~"))
+		}},
+		{"cp", func(c string) error {
+			src := filepath.Join(outside, "cp-src")
+			os.WriteFile(src, []byte(c), 0o644)
+			return exec.Command("cp", src, n.conf("a.conf")).Run()
+		}},
+		{"mv into place", func(c string) error {
+			src := filepath.Join(filepath.Dir(n.conf("x")), ".incoming")
+			os.WriteFile(src, []byte(c), 0o644)
+			return exec.Command("mv", src, n.conf("a.conf")).Run()
+		}},
+	}
+	for i, s := range styles {
+		before, restarts := n.count(), n.restarts()
+		content := fmt.Sprintf("v%d\n", i+1)
+		if err := s.save(content); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		n.waitLive(content)
+		if got := n.count() - before; got != 1 {
+			t.Errorf("%s: %d applies, want 1", s.name, got)
+		}
+		if got := n.restarts() - restarts; got != 1 {
+			t.Errorf("%s: %d restarts, want 1", s.name, got)
+		}
+	}
+	// Status files and droppings written into conf.d cause nothing.
+	before := n.count()
+	os.WriteFile(n.conf("a.conf.status"), []byte("x"), 0o644)
+	os.WriteFile(n.conf("~$a.conf"), []byte("x"), 0o644)
+	time.Sleep(300 * time.Millisecond)
+	if n.count() != before {
+		t.Errorf("our own files triggered an apply")
+	}
+}
+
+// A storm of 1,000 writes in about two seconds gives at most two
+// restarts, and the last write wins.
+func TestStorm(t *testing.T) {
+	n := newNAS(t)
+	n.start(Quiet{Min: DefaultMin, Max: DefaultMax})
+	start := time.Now()
+	for i := 0; i < 1000; i++ {
+		os.WriteFile(n.conf("a.conf"), []byte(fmt.Sprintf("v%d\n", i)), 0o644)
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Logf("1000 writes took %v", time.Since(start))
+	n.waitLive("v999\n")
+	if r := n.restarts(); r > 2 || r < 1 {
+		t.Errorf("%d restarts for one storm, want 1 or 2", r)
+	}
+}
+
+// conf.d removed and made again (or the data disk gone and back) is
+// watched again; while it is away nothing is given back to the firmware.
+func TestConfDirRecreated(t *testing.T) {
+	n := newNAS(t)
+	os.WriteFile(n.conf("a.conf"), []byte("mine\n"), 0o644)
+	n.start(fast)
+	n.waitLive("mine\n")
+	if err := os.RemoveAll(filepath.Join(n.app, "conf.d")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n.live() != "mine\n" {
+		t.Fatalf("conf.d gone: live = %q, want ours kept", n.live())
+	}
+	os.Mkdir(filepath.Join(n.app, "conf.d"), 0o755)
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(n.conf("a.conf"), []byte("again\n"), 0o644)
+	n.waitLive("again\n")
+}
+
+// A target rewritten behind our back is saved to conf.d/.captured and
+// ours applied again; one that keeps being rewritten is paused.
+func TestDrift(t *testing.T) {
+	n := newNAS(t)
+	os.WriteFile(n.conf("a.conf"), []byte("mine\n"), 0o644)
+	n.start(fast)
+	n.waitLive("mine\n")
+	os.WriteFile(filepath.Join(n.root, "etc/a.conf"), []byte("gui\n"), 0o644)
+	n.waitLive("mine\n")
+	captured, _ := filepath.Glob(filepath.Join(n.app, "conf.d/.captured/a.conf.*"))
+	if len(captured) != 1 {
+		t.Fatalf("captured %v", captured)
+	}
+	if data, _ := os.ReadFile(captured[0]); string(data) != "gui\n" {
+		t.Errorf("captured %q", data)
+	}
+	// Keep fighting: after DriftLimit more rewrites it stops.
+	for i := 0; i < DriftLimit; i++ {
+		time.Sleep(time.Second) // distinct capture names
+		os.WriteFile(filepath.Join(n.root, "etc/a.conf"), []byte(fmt.Sprintf("gui%d\n", i)), 0o644)
+		n.waitLive("mine\n")
+	}
+	time.Sleep(time.Second)
+	os.WriteFile(filepath.Join(n.root, "etc/a.conf"), []byte("gui-last\n"), 0o644)
+	time.Sleep(600 * time.Millisecond)
+	if n.live() != "gui-last\n" {
+		t.Fatalf("still fighting: live = %q", n.live())
+	}
+	st, _ := os.ReadFile(n.conf("a.conf.status"))
+	if !strings.Contains(string(st), "stopped re-applying") {
+		t.Errorf("status does not say it stopped:\n%s", st)
+	}
+	// Saving the source again tries again.
+	os.WriteFile(n.conf("a.conf"), []byte("mine2\n"), 0o644)
+	n.waitLive("mine2\n")
+}
+
+// A generation left pending (killed between writing and proving the
+// services healthy) is rolled back before anything else, and its source
+// is not applied again until edited.
+func TestPendingRolledBackAtStart(t *testing.T) {
+	n := newNAS(t)
+	ctx := context.Background()
+	os.WriteFile(n.conf("a.conf"), []byte("good\n"), 0o644)
+	if _, err := n.eng.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(n.conf("a.conf"), []byte("interrupted\n"), 0o644)
+	if _, err := n.eng.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g, err := n.eng.History().Get(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Result = history.Pending // as if killed before the health check
+	n.eng.History().Update(g)
+
+	n.start(fast)
+	time.Sleep(300 * time.Millisecond)
+	if n.live() != "good\n" {
+		t.Fatalf("live = %q, want the previous good generation", n.live())
+	}
+	g, _ = n.eng.History().Get(2)
+	if g.Result != history.Rejected {
+		t.Errorf("generation 2 is %s, want rejected", g.Result)
+	}
+	st, _ := os.ReadFile(n.conf("a.conf.status"))
+	if !strings.Contains(string(st), "status: REJECTED") || !strings.Contains(string(st), "interrupted") {
+		t.Errorf("status:\n%s", st)
+	}
+	os.WriteFile(n.conf("a.conf"), []byte("edited\n"), 0o644)
+	n.waitLive("edited\n")
+}
