@@ -10,6 +10,7 @@ require (
 )
 
 require (
-	golang.org/x/sys v0.26.0 // indirect
+	github.com/kardianos/service v1.3.0 // indirect
+	golang.org/x/sys v0.34.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

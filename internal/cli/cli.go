@@ -60,6 +60,7 @@ func commands() []command {
 		{"validate", "", "validate every target without writing anything but status files", runValidate},
 		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture},
 		{"run", "[--quiet D]", "apply now, then watch conf.d and apply every edit (the daemon)", runRun},
+		{"service", "ACTION", "install|uninstall|start|stop|restart|status the daemon with systemd, sysv or openrc", runService},
 		{"history", "", "list the recorded generations", runHistory},
 		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback},
 		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles},

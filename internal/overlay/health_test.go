@@ -1,0 +1,79 @@
+package overlay
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/history"
+)
+
+// With Confirm, a restarted service must accept on its port: when it
+// does, the generation is ok; when it does not, the previous file is put
+// back, the service restarted again, the generation rejected and the
+// source held until edited.
+func TestConfirmedRestart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+
+	f := newFixture(t)
+	f.eng.Confirm = true
+	svc := f.eng.Profile.Services["svc"]
+	svc.Ports, svc.Timeout = []int{port}, 2*time.Second
+	f.eng.Profile.Services["svc"] = svc
+	f.put(t, "etc/a.conf", "rom\n")
+	f.source(t, "a.conf", "good\n")
+	ctx := context.Background()
+	res, err := f.eng.Apply(ctx)
+	if err != nil || res.Generation.Result != history.OK {
+		t.Fatalf("healthy apply: %v, %+v", err, res.Generation)
+	}
+
+	ln.Close() // the service dies with the next config
+	f.source(t, "a.conf", "kills it\n")
+	res, err = f.eng.Apply(ctx)
+	if err == nil || !strings.Contains(err.Error(), "nothing accepts on TCP port") {
+		t.Fatalf("unhealthy apply: err = %v", err)
+	}
+	if res.Generation.Result != history.Rejected {
+		t.Errorf("generation %d is %s, want rejected", res.Generation.ID, res.Generation.Result)
+	}
+	if got := f.live(t, "etc/a.conf"); got != "good\n" {
+		t.Errorf("live = %q, want the previous file back", got)
+	}
+	if got := f.restarts(); got != "restart svc\nrestart svc\nrestart svc\n" {
+		t.Errorf("restarts = %q, want apply, apply, restart with the old file", got)
+	}
+	st, _ := os.ReadFile(filepath.Join(f.app, "conf.d/a.conf.status"))
+	if !strings.Contains(string(st), "status: REJECTED") || !strings.Contains(string(st), "did not prove healthy") {
+		t.Errorf("status:\n%s", st)
+	}
+	// Held: the same source is not tried again.
+	res, err = f.eng.Apply(ctx)
+	if err != nil || res.Generation != nil {
+		t.Errorf("re-apply of a rejected source: %v, %+v", err, res.Generation)
+	}
+	// The rollback target skips the rejected generation.
+	gens, _ := f.eng.History().List()
+	prev, err := history.Previous(gens)
+	if err != nil || prev.ID != 1 {
+		t.Errorf("Previous = %+v, %v; want generation 1", prev, err)
+	}
+}
