@@ -19,6 +19,11 @@ func (d *DryRun) WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
+func (d *DryRun) WriteInPlace(name string, data []byte) error {
+	d.Actions = append(d.Actions, fmt.Sprintf("set %s to %q", name, strings.TrimSpace(string(data))))
+	return nil
+}
+
 func (d *DryRun) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }

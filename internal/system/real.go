@@ -110,6 +110,20 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 	return syncDir(dir)
 }
 
+// WriteInPlace writes data into the existing file name, in one write as
+// the kernel wants for its values.
+func (r *Real) WriteInPlace(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // writeInPlace is the fallback for a bind-mounted target, which cannot be
 // renamed over.
 func writeInPlace(name string, data []byte) error {

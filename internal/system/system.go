@@ -23,6 +23,9 @@ type System interface {
 	// WriteFile replaces name atomically: stage in its own directory,
 	// fsync, rename, fsync the directory.
 	WriteFile(name string, data []byte, perm fs.FileMode) error
+	// WriteInPlace writes data into an existing file without replacing
+	// it: the only way to set a kernel value in /proc/sys or /sys.
+	WriteInPlace(name string, data []byte) error
 	MkdirAll(name string, perm fs.FileMode) error
 	Remove(name string) error
 	// Run starts argv (never through a shell) and waits for it, killing
