@@ -61,6 +61,7 @@ func commands() []command {
 		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture},
 		{"run", "[--quiet D]", "apply now, then watch conf.d and apply every edit (the daemon)", runRun},
 		{"service", "ACTION", "install|uninstall|start|stop|restart|status the daemon with systemd, sysv or openrc", runService},
+		{"tune", "--show|--revert", "show the kernel tuning (wanted and current), or put the old values back", runTune},
 		{"history", "", "list the recorded generations", runHistory},
 		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback},
 		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles},

@@ -68,6 +68,7 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	e.tune(plan.Tuning)
 	if len(toWrite) > 0 {
 		if err := e.commit(ctx, res, toWrite, &history.Generation{Kind: "apply"}); err != nil {
 			errs = append(errs, err)
@@ -160,6 +161,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 	}
 	r.Validated = v.Tool
 	r.Warnings = v.Warnings
+	r.Notes = v.Notes
 	switch {
 	case v.Refused:
 		r.Word, r.Reason = status.Refused, v.Reason

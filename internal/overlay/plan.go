@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/source"
 	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/tuning"
 )
 
 // An Item is one target in a plan.
@@ -45,6 +47,7 @@ func (it *Item) SourceFiles() []string {
 type Plan struct {
 	Items   []*Item
 	Unknown []source.Source
+	Tuning  []source.Source // sysctl.conf and tuning.conf
 }
 
 // Plan reads conf.d, the live files and the state and computes every
@@ -64,7 +67,12 @@ func (e *Engine) Plan(capture bool) (*Plan, error) {
 	st := e.state()
 	p := &Plan{}
 	for _, name := range set.Targets() {
-		if _, ok := e.Profile.Target(name); !ok {
+		_, ok := e.Profile.Target(name)
+		switch {
+		case ok:
+		case slices.Contains(tuning.Files, name):
+			p.Tuning = append(p.Tuning, set.ByTarget[name]...)
+		default:
 			p.Unknown = append(p.Unknown, set.ByTarget[name]...)
 		}
 	}

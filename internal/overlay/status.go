@@ -3,6 +3,9 @@ package overlay
 import (
 	"slices"
 
+	"github.com/nas-userscript/userscript/internal/source"
+	"github.com/nas-userscript/userscript/internal/tuning"
+
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/status"
 )
@@ -73,9 +76,36 @@ func (e *Engine) Status() ([]StatusRow, error) {
 		}
 		rows = append(rows, row)
 	}
+	rows = append(rows, e.tuningRows(plan)...)
 	for _, src := range plan.Unknown {
 		rows = append(rows, StatusRow{Name: src.Target, Sources: []string{src.File}, State: Unknown,
 			Detail: "no such target in profile " + e.Profile.Name})
 	}
 	return rows, nil
+}
+
+// tuningRows describes every kernel setting of conf.d/sysctl.conf and
+// conf.d/tuning.conf: in sync when the kernel has the wanted value.
+func (e *Engine) tuningRows(plan *Plan) []StatusRow {
+	var settings []tuning.Setting
+	for _, src := range plan.Tuning {
+		if src.Err == nil && src.Kind == source.Replace {
+			set, _ := tuning.Parse(src.File, src.Data)
+			settings = append(settings, set...)
+		}
+	}
+	var rows []StatusRow
+	for _, r := range e.Tuner().Show(settings) {
+		row := StatusRow{Name: r.Setting.Name(), Path: r.Path, Sources: []string{r.Setting.File}, State: Pending, Detail: "kernel has " + r.Current}
+		switch r.Result {
+		case tuning.AlreadySet:
+			row.State, row.Detail = InSync, ""
+		case tuning.Unsupported:
+			row.State, row.Detail = "unsupported", r.Reason
+		case tuning.Failed:
+			row.State, row.Detail = Refused, r.Reason
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

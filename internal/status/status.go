@@ -31,6 +31,8 @@ type Report struct {
 	Validated  string // the validator that ran, e.g. "testparm -s"
 	Reason     string
 	Warnings   []string
+	Notes      []string // what the validator could not check on this host
+	Settings   []string // tuning: one line per kernel setting
 	Generation int
 	Time       time.Time
 	Todo       string // what the user should do next
@@ -52,6 +54,12 @@ func (r *Report) Render() []byte {
 	line("reason", r.Reason)
 	for _, w := range r.Warnings {
 		line("warning", w)
+	}
+	for _, n := range r.Notes {
+		line("note", n)
+	}
+	for _, st := range r.Settings {
+		line("setting", st)
 	}
 	if r.Generation > 0 {
 		line("generation", fmt.Sprint(r.Generation))

@@ -58,6 +58,29 @@ type previous map[string]struct {
 
 func (t *Tuner) prevPath() string { return filepath.Join(t.StateDir, "tuning.json") }
 
+// Files are the conf.d names that hold tuning rather than a config file.
+var Files = []string{"sysctl.conf", "tuning.conf"}
+
+// StatusName is the name of a tuning source's status file without
+// ".status": conf.d/sysctl.status for conf.d/sysctl.conf.
+func StatusName(file string) string { return strings.TrimSuffix(file, ".conf") }
+
+// Parse reads a tuning source by its file name.
+func Parse(file string, data []byte) ([]Setting, []Problem) {
+	if file == "sysctl.conf" {
+		return ParseSysctl(data)
+	}
+	return ParseTuning(data)
+}
+
+// Active reports whether anything was ever changed by tuning, so an
+// apply without tuning sources knows whether there is anything to put
+// back.
+func (t *Tuner) Active() bool {
+	prev, err := t.load()
+	return err != nil || len(prev) > 0
+}
+
 func (t *Tuner) load() (previous, error) {
 	prev := previous{}
 	data, err := t.Sys.ReadFile(t.prevPath())
@@ -75,6 +98,9 @@ func (t *Tuner) load() (previous, error) {
 
 func (t *Tuner) save(prev previous) error {
 	data, _ := json.MarshalIndent(prev, "", "  ")
+	if old, err := t.Sys.ReadFile(t.prevPath()); err == nil && string(old) == string(data)+"\n" {
+		return nil // unchanged: no write to the data disk
+	}
 	if err := t.Sys.MkdirAll(t.StateDir, 0o755); err != nil {
 		return err
 	}

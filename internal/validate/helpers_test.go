@@ -1,0 +1,136 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needTool skips a test when a validator is not installed, except in CI
+// (CI=true), where .ci/run installs them and a missing one must fail.
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := lookPath(name); err == nil {
+		return
+	}
+	if os.Getenv("CI") == "" {
+		t.Skipf("%s is not installed (CI installs it)", name)
+	}
+	t.Fatalf("%s is not installed, and CI is set", name)
+}
+
+// needRoot skips a test that needs root (proftpd -t as root, mount
+// namespaces), except in CI.
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "" {
+		t.Skip("needs root")
+	}
+	t.Fatal("needs root, and CI is set")
+}
+
+// candidate writes content to a staged file and returns its path.
+func candidate(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkResult compares the parts of a Result a test cares about.
+type want struct {
+	validated, refused bool
+	tool               string
+	reason             string   // a prefix of Reason ("" means Reason must be empty)
+	warnings           []string // exactly these, in order
+	note               string   // a substring of one of the Notes, if set
+}
+
+func (w want) check(t *testing.T, r Result) {
+	t.Helper()
+	if r.Validated != w.validated || r.Refused != w.refused {
+		t.Errorf("validated=%v refused=%v, want %v %v (reason %q)", r.Validated, r.Refused, w.validated, w.refused, r.Reason)
+	}
+	if w.tool != "" && r.Tool != w.tool {
+		t.Errorf("tool %q, want %q", r.Tool, w.tool)
+	}
+	if w.reason == "" && r.Reason != "" || !strings.HasPrefix(r.Reason, w.reason) {
+		t.Errorf("reason %q, want it to start with %q", r.Reason, w.reason)
+	}
+	if !slices.Equal(r.Warnings, w.warnings) {
+		t.Errorf("warnings %q, want %q", r.Warnings, w.warnings)
+	}
+	if w.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, w.note) }) {
+		t.Errorf("notes %q, want one containing %q", r.Notes, w.note)
+	}
+	for _, x := range r.Execs {
+		if len(x.Argv) == 0 || !filepath.IsAbs(x.Argv[0]) {
+			t.Errorf("exec %q: argv[0] is not a resolved program", x.Argv)
+		}
+	}
+}
+
+// TestNotInstalled proves a missing validator leaves the candidate not
+// validated (not refused) and runs nothing; exports still gets our parser.
+func TestNotInstalled(t *testing.T) {
+	missing := func(string) (string, error) { return "", errors.New("not found") }
+	opt := Options{LookPath: missing, Strict: true}
+	for _, tc := range []struct {
+		kind, content string
+		want          want
+	}{
+		{Testparm, "[global]\n", want{reason: "not validated: testparm not found"}},
+		{Proftpd, "ServerName x\n", want{reason: "not validated: proftpd not found"}},
+		{Exports, "/srv *(ro)\n", want{validated: true, tool: "exports parser", note: "exportfs not found"}},
+		{"", "x", want{reason: "not validated: no validator for this target"}},
+		{"samba", "x", want{reason: "not validated: no validator for this target"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			r := Check(context.Background(), tc.kind, candidate(t, "f", tc.content), opt)
+			tc.want.check(t, r)
+			if len(r.Execs) != 0 {
+				t.Errorf("ran %v", r.Execs)
+			}
+		})
+	}
+}
+
+// TestUnreadableCandidate proves a candidate that is missing is refused,
+// never applied.
+func TestUnreadableCandidate(t *testing.T) {
+	for _, kind := range []string{Testparm, Proftpd, Exports} {
+		r := Check(context.Background(), kind, filepath.Join(t.TempDir(), "gone"), Options{})
+		if !r.Refused || !strings.Contains(r.Reason, "cannot read the candidate") {
+			t.Errorf("%s: %+v", kind, r)
+		}
+	}
+}
+
+// TestTimeout proves a validator that does not answer is killed after
+// Options.Timeout and leaves the candidate not validated, not refused.
+func TestTimeout(t *testing.T) {
+	hang := filepath.Join(t.TempDir(), "hang")
+	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Timeout: 300 * time.Millisecond, LookPath: func(string) (string, error) { return hang, nil }}
+	start := time.Now()
+	r := Check(context.Background(), Testparm, candidate(t, "smb.conf", "[global]\n"), opt)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+	want{tool: "testparm -s", reason: "not validated: " + hang + ": no answer within 300ms"}.check(t, r)
+	if len(r.Execs) != 1 || r.Execs[0].ExitCode != -1 || r.Execs[0].Err == nil {
+		t.Errorf("execs %+v", r.Execs)
+	}
+}

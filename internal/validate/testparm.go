@@ -1,0 +1,178 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// What testparm prints on stderr (Samba 4.17; 3.0.20 prints the same
+// messages after a "[date, level] file:function(line)" header). testparm
+// gives no line numbers: they are found in the file (see smbconf.go).
+var (
+	reUnknown    = regexp.MustCompile(`Unknown parameter encountered: "(.*)"`)
+	reIgnored    = regexp.MustCompile(`Ignoring unknown parameter "(.*)"`)
+	reDeprecated = regexp.MustCompile(`WARNING: The "(.*)" option is deprecated`)
+	reHelper     = regexp.MustCompile(`set_variable_helper\((.*)\): (.*?)!?$`)
+	reBadBool    = regexp.MustCompile(`Badly formed boolean in configuration file: "(.*)"`)
+	reInvalid    = regexp.MustCompile(`Ignoring invalid value '(.*)' for parameter '(.*)'`)
+	reNoService  = regexp.MustCompile(`No service name in service entry`)
+	reDirMissing = regexp.MustCompile(`(ERROR|WARNING): (\w+ directory \S+ does not exist)`)
+	reDirPerms   = regexp.MustCompile(`WARNING: (\w+ directory \S+ should have permissions.*)`)
+	reError      = regexp.MustCompile(`ERROR: (.*)`)
+	reWarning    = regexp.MustCompile(`WARNING: (.*)`)
+	reQuotedName = regexp.MustCompile(`'([^'=]+?)\s*(?:=[^']*)?'`)
+)
+
+// testparmOutput is testparm's stderr, sorted.
+type testparmOutput struct {
+	unknown, ignored, deprecated []string    // parameter names
+	valueErrs                    [][2]string // value, message
+	invalid                      [][2]string // value, parameter
+	noService                    bool
+	dirErrors                    []string // lock/state/cache directory missing, as ERROR
+	errors, warnings, notes      []string
+}
+
+func readTestparm(stderr []byte) testparmOutput {
+	var o testparmOutput
+	for _, l := range lines(stderr) {
+		if m := reUnknown.FindStringSubmatch(l); m != nil {
+			o.unknown = append(o.unknown, m[1])
+		} else if m := reIgnored.FindStringSubmatch(l); m != nil {
+			o.ignored = append(o.ignored, m[1])
+		} else if m := reDeprecated.FindStringSubmatch(l); m != nil {
+			o.deprecated = append(o.deprecated, m[1])
+		} else if m := reHelper.FindStringSubmatch(l); m != nil {
+			o.valueErrs = append(o.valueErrs, [2]string{m[1], m[2]})
+		} else if m := reBadBool.FindStringSubmatch(l); m != nil {
+			o.valueErrs = append(o.valueErrs, [2]string{m[1], "value is not boolean"})
+		} else if m := reInvalid.FindStringSubmatch(l); m != nil {
+			o.invalid = append(o.invalid, [2]string{m[1], m[2]})
+		} else if reNoService.MatchString(l) {
+			o.noService = true
+		} else if m := reDirMissing.FindStringSubmatch(l); m != nil {
+			if m[1] == "ERROR" {
+				o.dirErrors = append(o.dirErrors, m[2])
+			} else {
+				o.notes = append(o.notes, "testparm: "+m[2])
+			}
+		} else if m := reDirPerms.FindStringSubmatch(l); m != nil {
+			o.notes = append(o.notes, "testparm: "+m[1])
+		} else if m := reError.FindStringSubmatch(l); m != nil {
+			o.errors = append(o.errors, m[1])
+		} else if m := reWarning.FindStringSubmatch(l); m != nil {
+			o.warnings = append(o.warnings, m[1])
+		}
+	}
+	return o
+}
+
+// checkTestparm runs testparm -s on the candidate. Exit 0 accepts it
+// (unknown and deprecated parameters are warnings); exit 1 refuses it,
+// unless all testparm complained about is a missing state or cache
+// directory of this host.
+func checkTestparm(ctx context.Context, path string, opt Options) Result {
+	const tool = "testparm -s"
+	data, bad := readCandidate(tool, path)
+	if bad != nil {
+		return *bad
+	}
+	prog, ok := opt.find("testparm")
+	if !ok {
+		return notFound(tool, "testparm")
+	}
+	out := run(ctx, opt.timeout(), []string{prog, "-s", path})
+	r := Result{Tool: tool, Execs: []Exec{out.Exec}}
+	if out.Err != nil {
+		r.Reason = "not validated: " + out.Err.Error()
+		return r
+	}
+	o := readTestparm(out.stderr)
+	conf := parseSmbConf(data)
+	r.Warnings = testparmWarnings(o, conf)
+	r.Notes = o.notes
+	if out.ExitCode == 0 {
+		r.Validated = true
+		return r
+	}
+	if reason := testparmRefusal(o, conf); reason != "" {
+		r.Validated, r.Refused, r.Reason = true, true, reason
+		return r
+	}
+	if len(o.dirErrors) > 0 {
+		r.Reason = "not validated: testparm cannot run on this host: " + o.dirErrors[0]
+		return r
+	}
+	r.Validated, r.Refused = true, true
+	r.Reason = "testparm -s: Error loading services (no line of this file is at fault: check the files it includes)"
+	if l := lastLine(out.stderr); l != "" && !strings.Contains(l, "Error loading services") {
+		r.Reason = fmt.Sprintf("testparm -s exited %d: %s", out.ExitCode, l)
+	}
+	return r
+}
+
+// testparmWarnings are the unknown and deprecated parameters, each with
+// the line it is on, and testparm's other warnings.
+func testparmWarnings(o testparmOutput, conf smbConf) []string {
+	var w []string
+	unknown, msg := o.unknown, "Unknown parameter encountered: %q"
+	if len(unknown) == 0 {
+		unknown, msg = o.ignored, "Ignoring unknown parameter %q"
+	}
+	seen := map[string]int{}
+	for _, name := range unknown {
+		w = append(w, atLine(conf.lineOf(name, seen), fmt.Sprintf(msg, name)))
+	}
+	seen = map[string]int{}
+	for _, name := range o.deprecated {
+		w = append(w, atLine(conf.lineOf(name, seen), fmt.Sprintf("The %q option is deprecated", name)))
+	}
+	return append(w, o.warnings...)
+}
+
+// testparmRefusal names the first problem of a file testparm could not
+// load, or "" when the failure is not about a line of this file.
+func testparmRefusal(o testparmOutput, conf smbConf) string {
+	if len(o.valueErrs) > 0 {
+		value, msg := o.valueErrs[0][0], o.valueErrs[0][1]
+		if p, ok := conf.paramWithValue(value); ok {
+			return atLine(p.line, fmt.Sprintf("%s = %s: %s", p.name, value, msg))
+		}
+		return fmt.Sprintf("%q: %s", value, msg)
+	}
+	if len(o.invalid) > 0 {
+		value, name := o.invalid[0][0], o.invalid[0][1]
+		return atLine(conf.lineOf(name, map[string]int{}), fmt.Sprintf("invalid value %q for parameter %q", value, name))
+	}
+	if o.noService && conf.emptySection > 0 {
+		return atLine(conf.emptySection, "No service name in service entry: a section header needs a name")
+	}
+	if conf.syntax != "" {
+		return conf.syntax
+	}
+	if len(o.errors) > 0 {
+		line := 0
+		if m := reQuotedName.FindStringSubmatch(o.errors[0]); m != nil {
+			line = conf.lineOf(m[1], map[string]int{})
+		}
+		return atLine(line, o.errors[0])
+	}
+	return ""
+}
+
+func atLine(line int, msg string) string {
+	if line <= 0 {
+		return msg
+	}
+	return fmt.Sprintf("line %d: %s", line, msg)
+}
+
+func lastLine(b []byte) string {
+	ls := lines(b)
+	if len(ls) == 0 {
+		return ""
+	}
+	return ls[len(ls)-1]
+}
