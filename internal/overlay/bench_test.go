@@ -60,4 +60,3 @@ func benchEngine(b *testing.B, n int) (*Engine, string) {
 	profile.Sort(p)
 	return &Engine{Sys: system.NewReal(root), Profile: p, App: app, Keep: 20}, app
 }
-
