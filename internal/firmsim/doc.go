@@ -1,0 +1,16 @@
+// Package firmsim simulates the firmware of an IcyBox IB-NAS4220-B in a
+// temporary folder, for tests and the demo.
+//
+// A NAS has a root laid out like the device (the test seam of DESIGN.md:
+// system/hddapp/etc/samba/smb.conf, system/hddapp/etc/proftpd.conf,
+// etc/exports, the rc.d scripts S80samba.sh, S85nfs.sh and S91proftpd.sh,
+// the data disk mnt/ide1 with public/applications/), a ROM copy of its
+// system files, and a boot driver: restore the ROM copy, start the
+// services, run every installed application's `init start`, in either
+// order. The rc.d scripts log each call to ROOT/restarts.log
+// ("S80samba.sh restart"); UseSmbd makes S80samba.sh run a real smbd on a
+// loopback port instead.
+//
+// Init scripts and the sh engine run under BusyBox with a PATH that holds
+// only the applets the sh engine may use (Applets).
+package firmsim

@@ -1,0 +1,194 @@
+package pkgtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
+)
+
+var (
+	repoRoot = filepath.Join("..", "..")
+	distBase string // per test binary, removed by TestMain
+
+	distMu    sync.Mutex
+	distCache = map[string]string{} // target → archive
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "userscript-pkgtest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	distBase = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// need skips the test when a tool is missing, or fails it under CI=true.
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s not found; CI must install it: %v", tool, err)
+			}
+			t.Skipf("%s not found: %v", tool, err)
+		}
+	}
+}
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("this test needs root, and CI runs as root")
+		}
+		t.Skip("needs root")
+	}
+}
+
+// makeDist runs `make dist` for targets into dir and returns the archives
+// by target.
+func makeDist(t *testing.T, dir string, targets ...string) map[string]string {
+	t.Helper()
+	need(t, "make", "tar", "gzip")
+	cmd := exec.Command("make", "-s", "dist", "DIST="+dir, "TARGETS="+strings.Join(targets, " "))
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make dist: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, tg := range targets {
+		m, _ := filepath.Glob(filepath.Join(dir, "userscript-*-"+tg+".tgz"))
+		if len(m) != 1 {
+			t.Fatalf("make dist: want one archive for %s in %s, got %v", tg, dir, m)
+		}
+		got[tg] = m[0]
+	}
+	return got
+}
+
+// dist returns the archive for target, building it once per test run.
+func dist(t *testing.T, target string) string {
+	t.Helper()
+	distMu.Lock()
+	defer distMu.Unlock()
+	if a, ok := distCache[target]; ok {
+		return a
+	}
+	a := makeDist(t, filepath.Join(distBase, target), target)[target]
+	distCache[target] = a
+	return a
+}
+
+// installed returns a simulated IB-NAS4220-B with the armv4 package
+// installed, and stops whatever it started when the test ends.
+func installed(t *testing.T) *firmsim.NAS {
+	t.Helper()
+	need(t, "busybox")
+	n, err := firmsim.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Install(dist(t, "armv4")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Shutdown() })
+	return n
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndex(s, ")")
+	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pid
+}
+
+// pollers returns the pids of the sh pollers running for app (not
+// counting the poller's own short-lived subshells).
+func pollers(app string) []int {
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !alive(pid) {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) >= 2 && args[len(args)-1] == "poll" && args[len(args)-2] == filepath.Join(app, "lib", "engine.sh") {
+			parent[pid] = ppid(pid)
+		}
+	}
+	var pids []int
+	for pid, pp := range parent {
+		if _, sub := parent[pp]; !sub {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func ppid(pid int) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s := string(b)
+	i := strings.LastIndex(s, ")")
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+// eventually polls cond every 100ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return cond()
+}

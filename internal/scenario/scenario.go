@@ -1,0 +1,456 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/profile"
+)
+
+// A Scenario is one parsed testdata/scenarios file.
+type Scenario struct {
+	Name        string
+	Profile     string
+	Validators  []string
+	Unsupported map[string]string // engine → reason
+	Lines       []Line
+	Files       map[string][]byte
+	order       []string
+}
+
+// A Line is one command of the script.
+type Line struct {
+	N      int    // line number in the file
+	Engine string // "" for both
+	Neg    bool
+	Args   []string
+}
+
+// Load parses a scenario file.
+func Load(path string) (*Scenario, error) {
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := &Scenario{
+		Name:        strings.TrimSuffix(filepath.Base(path), ".txtar"),
+		Profile:     "nas4220b",
+		Unsupported: map[string]string{},
+		Files:       map[string][]byte{},
+	}
+	for _, f := range ar.Files {
+		sc.Files[f.Name] = f.Data
+		sc.order = append(sc.order, f.Name)
+	}
+	for i, text := range strings.Split(string(ar.Comment), "\n") {
+		text = strings.TrimSpace(text)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		ln := Line{N: i + 1}
+		if strings.HasPrefix(text, "[") {
+			end := strings.Index(text, "]")
+			if end < 0 {
+				return nil, fmt.Errorf("%s:%d: unclosed [", path, ln.N)
+			}
+			ln.Engine = text[1:end]
+			text = strings.TrimSpace(text[end+1:])
+		}
+		if strings.HasPrefix(text, "! ") {
+			ln.Neg = true
+			text = strings.TrimSpace(text[2:])
+		}
+		if f := strings.Fields(text); len(f) > 0 && f[0] == "unsupported" {
+			if len(f) < 3 {
+				return nil, fmt.Errorf("%s:%d: unsupported ENGINE REASON", path, ln.N)
+			}
+			sc.Unsupported[f[1]] = strings.Join(f[2:], " ")
+			continue
+		}
+		ln.Args, err = words(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, ln.N, err)
+		}
+		switch ln.Args[0] {
+		case "profile":
+			sc.Profile = ln.Args[1]
+		case "validators":
+			sc.Validators = ln.Args[1:]
+		default:
+			sc.Lines = append(sc.Lines, ln)
+		}
+	}
+	return sc, nil
+}
+
+// words splits a line on spaces; 'single quotes' group.
+func words(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in, have := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			in, have = !in, true
+		case r == ' ' && !in:
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if in {
+		return nil, fmt.Errorf("unclosed quote")
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// An Engine applies conf.d once in a prepared world.
+type Engine interface {
+	Name() string
+	// Prepare sets up the app dir for this engine (the sh engine's lib/).
+	Prepare(w *World) error
+	// Apply runs one apply and returns its exit code and output.
+	Apply(w *World) (int, string, error)
+}
+
+// A World is one run of a scenario: a device root and an app dir.
+type World struct {
+	Dir, Root, App string
+	Bin, Shell     string // PATH with the allowed applets (+ validators), BusyBox sh
+	Profile        *profile.Profile
+	sc             *Scenario
+	stamps         map[string]os.FileInfo
+}
+
+// Run runs sc against engine as a subtest-ready function.
+func Run(t *testing.T, sc *Scenario, e Engine) {
+	t.Helper()
+	if reason, ok := sc.Unsupported[e.Name()]; ok {
+		t.Skipf("unsupported: %s — %s (declared in testdata/scenarios/%s.txtar)", e.Name(), reason, sc.Name)
+	}
+	w, err := newWorld(t.TempDir(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Prepare(w); err != nil {
+		t.Fatal(err)
+	}
+	for _, ln := range sc.Lines {
+		if ln.Engine != "" && ln.Engine != e.Name() {
+			continue
+		}
+		if err := w.exec(e, ln); err != nil {
+			t.Fatalf("%s.txtar:%d: %s: %v", sc.Name, ln.N, strings.Join(ln.Args, " "), err)
+		}
+	}
+}
+
+func newWorld(dir string, sc *Scenario) (*World, error) {
+	p, err := profile.Builtin(sc.Profile)
+	if err != nil {
+		return nil, err
+	}
+	w := &World{
+		Dir:     dir,
+		Root:    filepath.Join(dir, "root"),
+		App:     filepath.Join(dir, "app"),
+		Profile: p,
+		sc:      sc,
+		stamps:  map[string]os.FileInfo{},
+	}
+	w.Bin, w.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), sc.Validators...)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{w.Root, filepath.Join(w.App, "conf.d")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.stubServices(); err != nil {
+		return nil, err
+	}
+	if err := w.restoreRoot(); err != nil {
+		return nil, err
+	}
+	for _, name := range sc.order {
+		if strings.HasPrefix(name, "conf.d/") {
+			if err := w.write(name, sc.Files[name], 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return w, nil
+}
+
+// stubServices makes every absolute restart command of the profile a
+// script under the root that logs "NAME ARGS" to ROOT/restarts.log.
+func (w *World) stubServices() error {
+	for _, s := range w.Profile.Services {
+		argv0 := s.Restart[0]
+		if !filepath.IsAbs(argv0) {
+			continue
+		}
+		p := filepath.Join(w.Root, argv0)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		body := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", filepath.Base(argv0), filepath.Join(w.Root, firmsim.RestartLog))
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restoreRoot writes the archive's root/... files, as the ROM restore at boot.
+func (w *World) restoreRoot() error {
+	for _, name := range w.sc.order {
+		if strings.HasPrefix(name, "root/") {
+			p := w.path(name)
+			os.Remove(p)
+			if err := w.write(name, w.sc.Files[name], 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// path maps a scenario path to the world.
+func (w *World) path(p string) string {
+	switch {
+	case strings.HasPrefix(p, "root/"):
+		return filepath.Join(w.Root, strings.TrimPrefix(p, "root/"))
+	case strings.HasPrefix(p, "conf.d/"), strings.HasPrefix(p, "state/"):
+		return filepath.Join(w.App, p)
+	}
+	return filepath.Join(w.Dir, p)
+}
+
+func (w *World) write(p string, data []byte, mode os.FileMode) error {
+	full := w.path(p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(full, data, mode)
+}
+
+func (w *World) file(name string) ([]byte, error) {
+	b, ok := w.sc.Files[name]
+	if !ok {
+		return nil, fmt.Errorf("no file %q in the scenario", name)
+	}
+	return b, nil
+}
+
+func (w *World) exec(e Engine, ln Line) error {
+	a := ln.Args
+	need := func(n int) error {
+		if len(a) != n+1 {
+			return fmt.Errorf("want %d arguments", n)
+		}
+		return nil
+	}
+	switch a[0] {
+	case "apply":
+		os.Remove(filepath.Join(w.Root, firmsim.RestartLog))
+		code, out, err := e.Apply(w)
+		if err != nil {
+			return err
+		}
+		if len(a) > 1 {
+			want, _ := strconv.Atoi(a[1])
+			if code != want {
+				return fmt.Errorf("exit %d, want %d\n%s", code, want, out)
+			}
+		}
+		return nil
+	case "cmp":
+		if err := need(2); err != nil {
+			return err
+		}
+		want, err := w.file(a[2])
+		if err != nil {
+			return err
+		}
+		got, err := os.ReadFile(w.path(a[1]))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, want) {
+			return fmt.Errorf("%s differs from %s\n--- got ---\n%q\n--- want ---\n%q", a[1], a[2], got, want)
+		}
+		return nil
+	case "cp", "cpwin":
+		if err := need(2); err != nil {
+			return err
+		}
+		data, err := w.file(a[1])
+		if err != nil {
+			return err
+		}
+		if a[0] == "cpwin" {
+			data = append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))...)
+		}
+		os.Remove(w.path(a[2]))
+		return w.write(a[2], data, 0o644)
+	case "rm":
+		return os.RemoveAll(w.path(a[1]))
+	case "mkdir":
+		return os.MkdirAll(w.path(a[1]), 0o755)
+	case "symlink":
+		if err := need(2); err != nil {
+			return err
+		}
+		return os.Symlink(a[2], w.path(a[1]))
+	case "sparse":
+		if err := need(2); err != nil {
+			return err
+		}
+		size, err := parseSize(a[2])
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(w.path(a[1]))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Truncate(size)
+	case "status":
+		return w.checkStatus(a[1], strings.Join(a[2:], " "))
+	case "grep":
+		if err := need(2); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(w.path(a[1]))
+		if err != nil && !ln.Neg {
+			return err
+		}
+		re, err := regexp.Compile("(?m)" + a[2])
+		if err != nil {
+			return err
+		}
+		if re.Match(data) == ln.Neg {
+			return fmt.Errorf("match is %v\n%s", !ln.Neg, data)
+		}
+		return nil
+	case "exists":
+		_, err := os.Lstat(w.path(a[1]))
+		if (err == nil) == ln.Neg {
+			if ln.Neg {
+				return fmt.Errorf("%s exists", a[1])
+			}
+			return err
+		}
+		return nil
+	case "restarts":
+		got := w.restarts()
+		want := slices.Clone(a[1:])
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("restarts %q, want %q", got, want)
+		}
+		return nil
+	case "stamp":
+		fi, err := os.Lstat(w.path(a[1]))
+		if err != nil {
+			return err
+		}
+		w.stamps[a[1]] = fi
+		return nil
+	case "unchanged":
+		old, ok := w.stamps[a[1]]
+		if !ok {
+			return fmt.Errorf("no stamp for %s", a[1])
+		}
+		fi, err := os.Lstat(w.path(a[1]))
+		if err != nil {
+			return err
+		}
+		if !os.SameFile(old, fi) || !old.ModTime().Equal(fi.ModTime()) || old.Size() != fi.Size() {
+			return fmt.Errorf("%s was rewritten", a[1])
+		}
+		return nil
+	case "reboot":
+		return w.restoreRoot()
+	}
+	return fmt.Errorf("unknown command %q", a[0])
+}
+
+func (w *World) checkStatus(name, word string) error {
+	p := filepath.Join(w.App, "conf.d", name+".status")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	if !strings.HasSuffix(text, "\r\n") || strings.Count(text, "\n") != strings.Count(text, "\r\n") {
+		return fmt.Errorf("conf.d/%s.status: not CRLF\n%q", name, text)
+	}
+	first, _, _ := strings.Cut(text, "\r\n")
+	if first != "status: "+word {
+		return fmt.Errorf("conf.d/%s.status: first line %q, want %q\n%s", name, first, "status: "+word, text)
+	}
+	return nil
+}
+
+func (w *World) restarts() []string {
+	b, err := os.ReadFile(filepath.Join(w.Root, firmsim.RestartLog))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * mult, err
+}
+
+// Env is the environment both engines run with.
+func (w *World) Env() []string {
+	return []string{
+		"PATH=" + w.Bin,
+		"HOME=" + w.Dir,
+		"LC_ALL=C",
+		"USERSCRIPT_ROOT=" + w.Root,
+		"USERSCRIPT_APP=" + w.App,
+	}
+}

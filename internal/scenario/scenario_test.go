@@ -1,0 +1,94 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+var (
+	goBin      string // the Go engine, built once
+	goBuildErr error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "userscript-scenario-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goBin = filepath.Join(dir, "userscript")
+	cmd := exec.Command("go", "build", "-o", goBin, "./cmd/userscript")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		goBuildErr = fmt.Errorf("go build ./cmd/userscript: %v\n%s", err, out)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not found; CI must install it: %v", name, err)
+		}
+		t.Skipf("%s not found: %v", name, err)
+	}
+}
+
+// TestScenarios runs every testdata/scenarios file against both engines.
+func TestScenarios(t *testing.T) {
+	needTool(t, "busybox")
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	sort.Strings(files)
+	lib := filepath.Join("..", "..", "package", "lib")
+	for _, f := range files {
+		sc, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			for _, v := range sc.Validators {
+				needTool(t, v)
+			}
+			t.Run("sh", func(t *testing.T) {
+				t.Parallel()
+				Run(t, sc, ShEngine{Lib: lib})
+			})
+			t.Run("go", func(t *testing.T) {
+				t.Parallel()
+				if _, ok := sc.Unsupported["go"]; !ok && goBuildErr != nil {
+					t.Fatal(goBuildErr)
+				}
+				Run(t, sc, GoEngine{Bin: goBin})
+			})
+		})
+	}
+}
+
+// TestUnsupportedListed logs every scenario an engine skips, so a skip is
+// never silent.
+func TestUnsupportedListed(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.txtar"))
+	for _, f := range files {
+		sc, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for engine, reason := range sc.Unsupported {
+			if engine != "sh" && engine != "go" {
+				t.Errorf("%s: unsupported names unknown engine %q", sc.Name, engine)
+			}
+			t.Logf("%s: unsupported on %s: %s", sc.Name, engine, reason)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# scripts/dist.sh TARGET builds $DIST/userscript-$VERSION-TARGET.tgz from
+# build/TARGET/vars (see the Makefile's dist target). The archive is
+# reproducible: sorted entries, every mtime $SOURCE_DATE_EPOCH, owner 0/0,
+# fixed modes, gzip without name or time.
+set -eu
+
+target=${1:?usage: scripts/dist.sh TARGET}
+: "${DIST:=dist}" "${VERSION:=0.0.0-dev}" "${SOURCE_DATE_EPOCH:=0}" "${GO:=go}"
+# HOSTBIN (optional): a host build of cmd/userscript to render lib/profile
+vars=build/$target/vars
+[ -f "$vars" ] || {
+	echo "dist: $vars: no such target" >&2
+	exit 2
+}
+
+GOARCH=none
+GOARM=
+PROFILE=
+POLL=5
+# shellcheck source=/dev/null
+. "./$vars"
+[ -n "$PROFILE" ] || {
+	echo "dist: $vars: PROFILE is not set" >&2
+	exit 2
+}
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT INT TERM
+top=$stage/userscript
+mkdir -p "$top/lib" "$top/conf.d/examples" "$DIST"
+
+# lib/profile comes from the Go engine's own renderer: $HOSTBIN is a host
+# build of cmd/userscript (the Makefile makes one per `make dist`).
+if [ -z "${HOSTBIN:-}" ]; then
+	HOSTBIN=$stage/host
+	CGO_ENABLED=0 "$GO" build -o "$HOSTBIN" ./cmd/userscript
+fi
+"$HOSTBIN" profiles --sh "$PROFILE" >"$top/lib/profile"
+rm -f "$stage/host"
+
+cp package/init "$top/init"
+cp package/lib/engine.sh "$top/lib/engine.sh"
+{
+	echo "# sh engine settings, rendered at build time (USERSCRIPT_POLL overrides)"
+	echo "poll $POLL"
+} >"$top/lib/settings"
+echo "$VERSION" >"$top/lib/version"
+cp conf.d/README.md "$top/conf.d/README.md"
+cp conf.d/examples/* "$top/conf.d/examples/"
+cp userscript.toml.example "$top/userscript.toml"
+
+if [ "$GOARCH" != none ]; then
+	mkdir -p "$top/bin"
+	CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM "$GO" build \
+		-trimpath -buildvcs=false \
+		-ldflags "-s -w -buildid= -X main.version=$VERSION" \
+		-o "$top/bin/userscript" ./cmd/userscript
+fi
+
+find "$top" -type d -exec chmod 0755 {} +
+find "$top" -type f -exec chmod 0644 {} +
+chmod 0755 "$top/init" "$top/lib/engine.sh"
+[ ! -f "$top/bin/userscript" ] || chmod 0755 "$top/bin/userscript"
+
+out=$DIST/userscript-$VERSION-$target.tgz
+tar -C "$stage" --sort=name --format=ustar \
+	--mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+	-cf - userscript | gzip -n -9 >"$out.tmp"
+mv -f "$out.tmp" "$out"
+echo "$out"
