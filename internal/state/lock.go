@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,8 +68,16 @@ func holderOf(dir string) (int, bool) {
 	if err != nil || pid <= 0 {
 		return 0, false
 	}
-	err = syscall.Kill(pid, 0)
-	return pid, err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return pid, false
+	}
+	// After a reboot the pid may belong to some other program now: only
+	// one of the engines counts as a holder.
+	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return pid, true // no /proc to tell: trust the pid
+	}
+	return pid, bytes.Contains(cmd, []byte("userscript")) || bytes.Contains(cmd, []byte("engine.sh"))
 }
 
 // Release gives the lock back.

@@ -168,20 +168,29 @@ func TestSaveStyles(t *testing.T) {
 }
 
 // A storm of 1,000 writes in about two seconds gives at most two
-// restarts, and the last write wins.
+// restarts, and the last write wins. On a slow machine the storm can
+// last longer; each max-wait (3 s) of storm may then add one apply, and
+// no more.
 func TestStorm(t *testing.T) {
 	n := newNAS(t)
 	n.start(Quiet{Min: DefaultMin, Max: DefaultMax})
 	start := time.Now()
 	for i := 0; i < 1000; i++ {
 		os.WriteFile(n.conf("a.conf"), []byte(fmt.Sprintf("v%d\n", i)), 0o644)
-		time.Sleep(2 * time.Millisecond)
+		if ahead := time.Until(start.Add(time.Duration(i+1) * 2 * time.Millisecond)); ahead > 0 {
+			time.Sleep(ahead)
+		}
 	}
-	t.Logf("1000 writes took %v", time.Since(start))
+	took := time.Since(start)
 	n.waitLive("v999\n")
-	if r := n.restarts(); r > 2 || r < 1 {
-		t.Errorf("%d restarts for one storm, want 1 or 2", r)
+	allowed := int(took/DefaultMax) + 1
+	if took < 2900*time.Millisecond {
+		allowed = 2
 	}
+	if r := n.restarts(); r > allowed || r < 1 {
+		t.Errorf("%d restarts for a storm of %v, want 1 to %d", r, took, allowed)
+	}
+	t.Logf("storm of 1000 writes in %v: %d restarts", took, n.restarts())
 }
 
 // conf.d removed and made again (or the data disk gone and back) is
