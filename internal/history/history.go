@@ -78,6 +78,9 @@ func (s *Store) List() ([]*Generation, error) {
 		if err != nil || !e.IsDir() {
 			continue
 		}
+		if _, err := s.Sys.Lstat(filepath.Join(s.genDir(id), "meta.json")); errors.Is(err, fs.ErrNotExist) {
+			continue // never completed (meta.json is written last): not a generation
+		}
 		g, err := s.Get(id)
 		if err != nil {
 			errs = append(errs, err)

@@ -208,6 +208,12 @@ func (e *Engine) commit(ctx context.Context, res *Result, outs []*Outcome, gen *
 			errs = append(errs, e.failed(o, err))
 			continue
 		}
+		if len(it.Sources) > 0 {
+			if err := e.state().Expect(it.Target.Name, state.Hash(it.Want)); err != nil {
+				errs = append(errs, e.failed(o, err))
+				continue
+			}
+		}
 		if err := e.Sys.WriteFile(it.LivePath, it.Want, 0o644); err != nil {
 			errs = append(errs, e.failed(o, err))
 			continue

@@ -116,7 +116,12 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = fmt.Errorf("%s: %w; userscript only replaces regular files: set the real path in userscript.toml", it.Target.Path, err)
 		return
 	}
-	if !it.LiveOK || written != state.Hash(it.Live) {
+	ours, err := st.Ours(it.Target.Name, state.Hash(it.Live))
+	if err != nil {
+		it.Problem = err
+		return
+	}
+	if !it.LiveOK || !ours {
 		// The live file is the firmware's: it is the base.
 		it.Base, it.Captured = it.Live, true
 		it.Drifted = written != "" && it.LiveOK

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nas-userscript/userscript/internal/system"
@@ -43,8 +44,40 @@ func (d *Dir) SetBase(target string, data []byte) error {
 }
 
 // Written returns the hash of what was last written to target, or "".
+// The file holds one hash a line, newest first: while a write is under
+// way it holds the new hash and the one before, so a crash between the
+// two leaves either file recognised as ours (never taken for a base).
 func (d *Dir) Written(target string) (string, error) {
-	return d.readWord("written", target)
+	hashes, err := d.writtenHashes(target)
+	if len(hashes) == 0 {
+		return "", err
+	}
+	return hashes[0], err
+}
+
+// Ours reports whether hash is one we wrote (or were writing) to target.
+func (d *Dir) Ours(target, hash string) (bool, error) {
+	hashes, err := d.writtenHashes(target)
+	return slices.Contains(hashes, hash), err
+}
+
+// Expect records, before a write, that hash is about to be live, keeping
+// the hash that is live now.
+func (d *Dir) Expect(target, hash string) error {
+	hashes, err := d.writtenHashes(target)
+	if err != nil {
+		return err
+	}
+	lines := hash + "\n"
+	if len(hashes) > 0 && hashes[0] != hash {
+		lines += hashes[0] + "\n"
+	}
+	return d.write([]byte(lines), "written", target)
+}
+
+func (d *Dir) writtenHashes(target string) ([]string, error) {
+	data, err := d.readWord("written", target)
+	return strings.Fields(data), err
 }
 
 // SetWritten records the hash of what was written to target.

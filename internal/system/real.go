@@ -18,6 +18,39 @@ import (
 // Real is the device itself, seen under RootDir ("/" on the device).
 type Real struct {
 	RootDir string
+	// Fault, when set, is asked before every step of a write (see the
+	// Step constants) and makes that step fail with the error it
+	// returns: the fault injection of the crash-consistency tests.
+	Fault func(step, name string) error
+}
+
+// The steps of a write, as Fault sees them.
+const (
+	StepCreate  = "create"  // the staging file
+	StepWrite   = "write"   // its content; a ShortWrite error writes part of it
+	StepSync    = "fsync"   // the staging file
+	StepClose   = "close"   // the staging file
+	StepRename  = "rename"  // over the target
+	StepSyncDir = "syncdir" // the target's directory
+	StepInPlace = "inplace" // WriteInPlace and the EBUSY fallback
+	StepRemove  = "remove"
+)
+
+// A ShortWrite fault writes N bytes, then fails with Err (a disk that
+// fills up during the write).
+type ShortWrite struct {
+	N   int
+	Err error
+}
+
+func (s *ShortWrite) Error() string { return fmt.Sprintf("short write after %d bytes: %v", s.N, s.Err) }
+func (s *ShortWrite) Unwrap() error { return s.Err }
+
+func (r *Real) fault(step, name string) error {
+	if r.Fault == nil {
+		return nil
+	}
+	return r.Fault(step, name)
 }
 
 // NewReal returns a Real rooted at root ("" means "/").
@@ -64,8 +97,13 @@ func (r *Real) ReadFile(name string) ([]byte, error) {
 func (r *Real) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }
 func (r *Real) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
 func (r *Real) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
-func (r *Real) Remove(name string) error                     { return os.Remove(name) }
-func (r *Real) Now() time.Time                               { return time.Now() }
+func (r *Real) Remove(name string) error {
+	if err := r.fault(StepRemove, name); err != nil {
+		return err
+	}
+	return os.Remove(name)
+}
+func (r *Real) Now() time.Time { return time.Now() }
 
 // WriteFile stages data next to name, syncs it, renames it over name and
 // syncs the directory. A non-regular name (a directory, a FIFO, a symlink)
@@ -77,6 +115,9 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 		return fmt.Errorf("%s: not a regular file (%s); not replacing it", name, fi.Mode().Type())
 	}
 	dir := filepath.Dir(name)
+	if err := r.fault(StepCreate, name); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".userscript-*")
 	if err != nil {
 		return err
@@ -88,24 +129,47 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 			os.Remove(tmp)
 		}
 	}()
+	if err = r.fault(StepWrite, name); err != nil {
+		var short *ShortWrite
+		if errors.As(err, &short) && short.N < len(data) {
+			f.Write(data[:short.N])
+		}
+		return err
+	}
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
+	if err = r.fault(StepSync, name); err != nil {
+		return err
+	}
 	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = r.fault(StepClose, name); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, name); err != nil {
+	err = r.fault(StepRename, name)
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
 		if !errors.Is(err, syscall.EBUSY) {
 			return err
 		}
 		os.Remove(tmp)
+		if err = r.fault(StepInPlace, name); err != nil {
+			return err
+		}
 		return writeInPlace(name, data)
+	}
+	if err = r.fault(StepSyncDir, name); err != nil {
+		return err
 	}
 	return syncDir(dir)
 }
@@ -113,6 +177,9 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 // WriteInPlace writes data into the existing file name, in one write as
 // the kernel wants for its values.
 func (r *Real) WriteInPlace(name string, data []byte) error {
+	if err := r.fault(StepInPlace, name); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err

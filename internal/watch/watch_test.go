@@ -27,7 +27,8 @@ type nas struct {
 	root, app string
 	eng       *overlay.Engine
 	mu        sync.Mutex
-	applies   int // applies that wrote a generation
+	applies   int       // applies that wrote a generation
+	lastApply time.Time // when the last apply (of any kind) finished
 	cancel    context.CancelFunc
 	done      chan error
 }
@@ -58,6 +59,7 @@ func (n *nas) start(q Quiet) {
 		Applied: func(res *overlay.Result, err error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
+			n.lastApply = time.Now()
 			if res != nil && res.Generation != nil {
 				n.applies++
 			}
@@ -83,18 +85,28 @@ func (n *nas) live() string {
 	return string(data)
 }
 
-// waitLive waits until the live file is want, then for the watcher to be
-// quiet again, so a second apply would have shown.
+// waitLive waits until the live file is want and an apply has finished
+// (restarts included) since, then for the watcher to be quiet again, so
+// a second apply would have shown.
 func (n *nas) waitLive(want string) {
 	n.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for n.live() != want {
+	deadline := time.Now().Add(30 * time.Second)
+	var seen time.Time
+	for {
+		if seen.IsZero() && n.live() == want {
+			seen = time.Now()
+		}
+		n.mu.Lock()
+		last := n.lastApply
+		n.mu.Unlock()
+		if !seen.IsZero() && last.After(seen.Add(-200*time.Millisecond)) && time.Since(last) > 400*time.Millisecond && n.live() == want {
+			return
+		}
 		if time.Now().After(deadline) {
-			n.t.Fatalf("live = %q, want %q", n.live(), want)
+			n.t.Fatalf("live = %q, want %q (and a finished apply)", n.live(), want)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(400 * time.Millisecond)
 }
 
 func (n *nas) conf(name string) string { return filepath.Join(n.app, "conf.d", name) }
