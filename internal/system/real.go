@@ -115,10 +115,18 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 		return fmt.Errorf("%s: not a regular file (%s); not replacing it", name, fi.Mode().Type())
 	}
 	dir := filepath.Dir(name)
+	prefix := "." + filepath.Base(name) + ".userscript-"
+	// A staging file left by a write that was killed (power cut,
+	// SIGKILL) goes first; one apply runs at a time (state/lock.d).
+	if old, _ := filepath.Glob(filepath.Join(dir, globQuote(prefix)+"*")); len(old) > 0 {
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
 	if err := r.fault(StepCreate, name); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".userscript-*")
+	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return err
 	}
@@ -189,6 +197,11 @@ func (r *Real) WriteInPlace(name string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// globQuote escapes the glob characters of a file name.
+func globQuote(s string) string {
+	return strings.NewReplacer("*", "\\*", "?", "\\?", "[", "\\[", "\\", "\\\\").Replace(s)
 }
 
 // writeInPlace is the fallback for a bind-mounted target, which cannot be

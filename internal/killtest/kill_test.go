@@ -1,0 +1,224 @@
+package killtest
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/profile"
+)
+
+// runs is how many kills each engine gets: USERSCRIPT_KILL_RUNS, or 60
+// (bench/kill.sh runs many more).
+func runs() int {
+	if n, err := strconv.Atoi(os.Getenv("USERSCRIPT_KILL_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return 60
+}
+
+var userscript string
+
+func TestMain(m *testing.M) {
+	dir, _ := os.MkdirTemp("", "killtest-")
+	userscript = filepath.Join(dir, "userscript")
+	if out, err := exec.Command("go", "build", "-o", userscript, "../../cmd/userscript").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// device is a fake IB-NAS4220-B with two targets: smb.conf replaced,
+// exports appended to.
+type device struct {
+	t              *testing.T
+	dir, root, app string
+	env            []string
+	sh             bool
+	shell          string
+}
+
+const (
+	smbConf = "system/hddapp/etc/samba/smb.conf"
+	exports = "etc/exports"
+	romSmb  = "[global]\n\tworkgroup = ROM\n"
+	romExp  = "/mnt/ide1/public *(ro)\n"
+)
+
+func newDevice(t *testing.T, sh bool) *device {
+	d := &device{t: t, dir: t.TempDir(), sh: sh}
+	d.root, d.app = filepath.Join(d.dir, "root"), filepath.Join(d.dir, "app")
+	write(t, filepath.Join(d.root, smbConf), romSmb)
+	write(t, filepath.Join(d.root, exports), romExp)
+	for _, s := range []string{"S80samba.sh", "S85nfs.sh", "S91proftpd.sh"} {
+		write(t, filepath.Join(d.root, "system/hddapp/etc/rc.d", s), "#!/bin/sh\nexit 0\n")
+		os.Chmod(filepath.Join(d.root, "system/hddapp/etc/rc.d", s), 0o755)
+	}
+	write(t, filepath.Join(d.app, "userscript.toml"), "profile = \"nas4220b\"\n")
+	os.MkdirAll(filepath.Join(d.app, "conf.d"), 0o755)
+	path := os.Getenv("PATH")
+	if sh {
+		bin, shell, err := firmsim.Applets(filepath.Join(d.dir, "bin"))
+		if err != nil {
+			t.Skipf("busybox: %v", err)
+		}
+		path, d.shell = bin, shell
+		lib := filepath.Join(d.app, "lib")
+		src, err := os.ReadFile("../../package/lib/engine.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(lib, "engine.sh"), string(src))
+		p, _ := profile.Builtin("nas4220b")
+		var b bytes.Buffer
+		p.WriteShell(&b)
+		write(t, filepath.Join(lib, "profile"), b.String())
+		write(t, filepath.Join(lib, "version"), "killtest\n")
+	}
+	d.env = append(os.Environ(), "PATH="+path, "USERSCRIPT_ROOT="+d.root, "USERSCRIPT_APP="+d.app)
+	return d
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *device) cmd(args ...string) *exec.Cmd {
+	var c *exec.Cmd
+	if d.sh {
+		c = exec.Command(d.shell, append([]string{filepath.Join(d.app, "lib/engine.sh")}, args...)...)
+	} else {
+		c = exec.Command(userscript, args...)
+	}
+	c.Env = d.env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return c
+}
+
+// run runs the engine to the end.
+func (d *device) run(args ...string) string {
+	d.t.Helper()
+	out, err := d.cmd(args...).CombinedOutput()
+	if err != nil {
+		d.t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// killAfter starts the engine and kills its whole process group with
+// SIGKILL after delay (or lets it finish first).
+func (d *device) killAfter(delay time.Duration, args ...string) {
+	c := d.cmd(args...)
+	if err := c.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(delay):
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+func (d *device) live(rel string) string {
+	data, err := os.ReadFile(filepath.Join(d.root, rel))
+	if err != nil {
+		d.t.Fatalf("%s: %v", rel, err)
+	}
+	return string(data)
+}
+
+func (d *device) sources(i int) (smb, exp string) {
+	return fmt.Sprintf("[global]\n\tworkgroup = V%d\n", i), fmt.Sprintf("/mnt/ide1/v%d *(rw,no_subtree_check)\n", i)
+}
+
+func (d *device) put(i int) {
+	smb, exp := d.sources(i)
+	write(d.t, filepath.Join(d.app, "conf.d/smb.conf"), smb)
+	write(d.t, filepath.Join(d.app, "conf.d/exports.add"), exp)
+}
+
+// check: every target is the content of one of the generations in
+// olds or of i (the one being applied), and no half-written file.
+func (d *device) check(run int, olds []int, i int, what string) {
+	d.t.Helper()
+	okSmb, okExp := map[string]bool{}, map[string]bool{}
+	for _, g := range append(olds, i) {
+		smb, exp := d.sources(g)
+		okSmb[smb], okExp[romExp+exp] = true, true
+	}
+	if got := d.live(smbConf); !okSmb[got] {
+		d.t.Fatalf("run %d (%s): smb.conf is none of generations %v, %d:\n%s", run, what, olds, i, got)
+	}
+	if got := d.live(exports); !okExp[got] {
+		d.t.Fatalf("run %d (%s): exports is none of generations %v, %d (double append?):\n%s", run, what, olds, i, got)
+	}
+}
+
+func testKills(t *testing.T, sh bool) {
+	d := newDevice(t, sh)
+	d.put(0)
+	d.run("apply")
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	n := runs()
+	killed := 0
+	start := time.Now()
+	olds := []int{0}
+	for run := 1; run <= n; run++ {
+		d.put(run)
+		// Kill somewhere in the first 60 ms: an apply of two targets
+		// takes about that long here, so kills land in every phase.
+		delay := time.Duration(rng.IntN(60000)) * time.Microsecond
+		c0 := time.Now()
+		d.killAfter(delay, "apply")
+		if time.Since(c0) >= delay {
+			killed++
+		}
+		d.check(run, olds, run, "after the kill")
+		d.run("apply") // converges
+		olds = []int{run}
+		smb, exp := d.sources(run)
+		if d.live(smbConf) != smb || d.live(exports) != romExp+exp {
+			t.Fatalf("run %d: the apply after a kill did not converge:\n%s\n%s", run, d.live(smbConf), d.live(exports))
+		}
+		if !sh && run%5 == 0 {
+			// Kill a rollback too: afterwards the files are the
+			// generation before or after it, and apply brings ours back
+			// only once the source is edited (it is held).
+			d.killAfter(time.Duration(rng.IntN(60000))*time.Microsecond, "rollback")
+			if _, err := d.cmd("history").CombinedOutput(); err != nil {
+				t.Fatalf("run %d: history unreadable after a killed rollback", run)
+			}
+			d.check(run, []int{run - 1}, run, "after a killed rollback")
+			olds = []int{run - 1, run}
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(d.root, "system/hddapp/etc/samba"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "userscript") {
+			t.Errorf("staging file left after the last clean run: %s", e.Name())
+		}
+	}
+	t.Logf("%d runs, %d killed mid-way, %v", n, killed, time.Since(start).Round(time.Millisecond))
+}
+
+func TestKillGoEngine(t *testing.T) { testKills(t, false) }
+func TestKillShEngine(t *testing.T) { testKills(t, true) }
