@@ -58,6 +58,8 @@ func commands() []command {
 		{"diff", "[NAME...]", "show what apply would change (live → target)", runDiff},
 		{"apply", "[--dry-run]", "validate and apply conf.d, restart what changed", runApply},
 		{"validate", "", "validate every target without writing anything but status files", runValidate},
+		{"explain", "NAME [KEY]", "say which source set each value of a target", runExplain},
+		{"render", "--profile P --base FILE SOURCE...", "compute a target offline (on a PC) from a base and sources", runRender},
 		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture},
 		{"run", "[--quiet D]", "apply now, then watch conf.d and apply every edit (the daemon)", runRun},
 		{"service", "ACTION", "install|uninstall|start|stop|restart|status the daemon with systemd, sysv or openrc", runService},

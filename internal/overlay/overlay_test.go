@@ -37,12 +37,15 @@ func TestCompute(t *testing.T) {
 		{"add to base without final newline", "b", []source.Source{src("x.add", "a\n")}, "b\na\n", ""},
 		{"add to replacement", "b\n", []source.Source{src("x", "r\n"), src("x.add", "a\n")}, "r\na\n", ""},
 		{"add to empty base", "", []source.Source{src("x.add", "a\n")}, "a\n", ""},
-		{"merge not yet", "b\n", []source.Source{src("x.merge", "k = v\n")}, "", "not supported yet"},
+		{"merge onto the base", "a = 1\nk = 0\n", []source.Source{src("x.merge", "k = v\n")}, "a = 1\nk = v\n", ""},
+		{"merge onto the replacement, then add", "b\n", []source.Source{src("x", "k = 1\n"), src("x.merge", "k = 2\n"), src("x.add", "z = 3\n")}, "k = 2\nz = 3\n", ""},
+		{"bad fragment names its line", "b\n", []source.Source{src("smb.conf.merge", "key = x\n")}, "", "conf.d/smb.conf.merge line 1"},
+		{"no merge into a non key = value file", "b\n", []source.Source{src("passwd.merge", "k = v\n")}, "", "not a key = value file"},
 		{"bad source refuses all", "b\n", []source.Source{bad, src("x.add", "a\n")}, "", "conf.d/x: is a symlink"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := compute([]byte(tt.base), tt.srcs)
+			got, err := Compute([]byte(tt.base), tt.srcs)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/nas-userscript/userscript/internal/merge"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/source"
 	"github.com/nas-userscript/userscript/internal/state"
@@ -85,15 +86,15 @@ func (e *Engine) Plan(capture bool) (*Plan, error) {
 		if len(srcs) == 0 && written == "" {
 			continue // not ours
 		}
-		it := &Item{Target: t, LivePath: e.Sys.Root(t.Path), Sources: ordered(srcs)}
+		it := &Item{Target: t, LivePath: e.Sys.Root(t.Path), Sources: Ordered(srcs)}
 		e.planItem(it, written, capture)
 		p.Items = append(p.Items, it)
 	}
 	return p, nil
 }
 
-// ordered puts sources in the order they apply: replace, merge, add.
-func ordered(srcs []source.Source) []source.Source {
+// Ordered puts sources in the order they apply: replace, merge, add.
+func Ordered(srcs []source.Source) []source.Source {
 	var out []source.Source
 	for _, kind := range []string{source.Replace, source.Merge, source.Add} {
 		for _, s := range srcs {
@@ -148,7 +149,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = errors.New(why)
 		return
 	}
-	it.Want, it.Problem = compute(it.Base, it.Sources)
+	it.Want, it.Problem = Compute(it.Base, it.Sources)
 	if it.Problem != nil {
 		return
 	}
@@ -169,9 +170,9 @@ func needsBase(srcs []source.Source) bool {
 	return true
 }
 
-// compute is the target: the replacement (or the base), then the
-// appended text. The same base and sources always give the same target.
-func compute(base []byte, srcs []source.Source) ([]byte, error) {
+// Compute is the target: the replacement (or the base), then the merge,
+// then the appended text. The same base and sources always give the same target.
+func Compute(base []byte, srcs []source.Source) ([]byte, error) {
 	want := base
 	var errs []error
 	for _, s := range srcs {
@@ -185,7 +186,17 @@ func compute(base []byte, srcs []source.Source) ([]byte, error) {
 		case source.Add:
 			want = source.Concat(want, s.Data)
 		case source.Merge:
-			errs = append(errs, fmt.Errorf("conf.d/%s: key-aware .merge sources are not supported yet: put the whole file in conf.d/%s, or the lines to append in conf.d/%s.add", s.File, s.Target, s.Target))
+			format, ok := merge.FormatFor(s.Target)
+			if !ok {
+				errs = append(errs, fmt.Errorf("conf.d/%s: %s is not a key = value file userscript can merge into: put the whole file in conf.d/%s", s.File, s.Target, s.Target))
+				continue
+			}
+			merged, err := merge.Merge(format, want, s.Data, s.File)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("conf.d/%w", err))
+				continue
+			}
+			want = merged
 		}
 	}
 	if len(errs) > 0 {

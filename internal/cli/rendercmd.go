@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nas-userscript/userscript/internal/overlay"
+	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/source"
+	"github.com/nas-userscript/userscript/internal/validate"
+)
+
+// runRender computes a target offline, on a PC, from a copy of the
+// device's base file and the sources: how owners of devices that cannot
+// run Go (and so cannot merge) use .merge fragments.
+func runRender(ctx context.Context, e *env, args []string) error {
+	flags := flag.NewFlagSet("render", flag.ContinueOnError)
+	flags.SetOutput(e.stderr)
+	prof := flags.String("profile", e.profileName, "the device's profile `NAME`")
+	basePath := flags.String("base", "", "a copy of the device's own file (`FILE`); empty when the device has none")
+	out := flags.String("o", "", "write the target to `FILE` instead of standard output")
+	explain := flags.Bool("explain", false, "say which source set each value instead of printing the file")
+	if err := flags.Parse(args); err != nil || flags.NArg() == 0 || *prof == "" {
+		return usagef("usage: userscript render --profile NAME [--base FILE] [-o FILE] [--explain] SOURCE...")
+	}
+	p, err := profile.Builtin(*prof)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var base []byte
+	if *basePath != "" {
+		if base, err = os.ReadFile(*basePath); err != nil {
+			return err
+		}
+		base = source.Normalize(base)
+	}
+	var srcs []source.Source
+	target := ""
+	for _, file := range flags.Args() {
+		name := filepath.Base(file)
+		t, kind := source.Split(name)
+		if target != "" && t != target {
+			return usagef("render: %s is for %s, the other sources for %s: render one target at a time", file, t, target)
+		}
+		target = t
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, source.Source{File: name, Target: t, Kind: kind, Data: source.Normalize(data)})
+	}
+	tgt, ok := p.Target(target)
+	if !ok {
+		return usagef("render: no target %q in profile %s (userscript profiles lists them)", target, p.Name)
+	}
+	srcs = overlay.Ordered(srcs)
+	if *explain {
+		format, _ := mergeFormat(target)
+		return printExplain(e, format, append(baseLayer(base), sourceLayers(srcs)...), nil)
+	}
+	want, err := overlay.Compute(base, srcs)
+	if err != nil {
+		return err
+	}
+	if tgt.Validator != "" {
+		tmp, err := os.CreateTemp("", "userscript-render-*")
+		if err == nil {
+			tmp.Write(want)
+			tmp.Close()
+			v := validate.Check(ctx, tgt.Validator, tmp.Name(), validate.Options{})
+			os.Remove(tmp.Name())
+			switch {
+			case v.Refused:
+				return fmt.Errorf("render %s: %s refuses it: %s: %w", target, v.Tool, v.Reason, overlay.ErrRefused)
+			case !v.Validated:
+				fmt.Fprintf(e.stderr, "userscript: %s: %s\n", target, v.Reason)
+			}
+			for _, w := range v.Warnings {
+				fmt.Fprintf(e.stderr, "userscript: %s: warning: %s\n", target, w)
+			}
+		}
+	}
+	if *out == "" {
+		_, err = e.stdout.Write(want)
+		return err
+	}
+	return os.WriteFile(*out, want, 0o644)
+}

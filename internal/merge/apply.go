@@ -1,0 +1,367 @@
+package merge
+
+import (
+	"slices"
+	"strings"
+)
+
+// A merger applies a parsed fragment to a parsed file in place.
+type merger struct {
+	syn  *syntax
+	root *node
+	unit string // indentation of a block's lines relative to the block
+	sep  string // the base's separator, when new lines follow the file's
+}
+
+func newMerger(syn *syntax, root *node) *merger {
+	m := &merger{syn: syn, root: root, unit: fileUnit(root, syn.unit)}
+	var link func(b *node)
+	link = func(b *node) {
+		for _, k := range b.kids {
+			k.parent = b
+			if k.kind == block {
+				link(k)
+			}
+		}
+	}
+	link(root)
+	if syn.sepFromFile {
+		visit(root, func(n *node, _ []*node, _ int) {
+			if m.sep == "" && n.kind == entry && n.value != "" {
+				m.sep = n.sep
+			}
+		})
+	}
+	return m
+}
+
+// A scope is where the lines of one fragment block apply.
+type scope struct {
+	look []*node      // containers searched for entries and blocks
+	own  []*node      // the blocks the fragment block matched; new lines go into the last
+	make func() *node // creates the block when it matched none
+}
+
+// target returns the block new lines go into, creating it if need be.
+func (s *scope) target() *node {
+	if len(s.own) == 0 {
+		b := s.make()
+		s.own = []*node{b}
+		s.look = append(slices.Clip(s.look), b)
+	}
+	return s.own[len(s.own)-1]
+}
+
+func (m *merger) apply(frag *node) {
+	m.applyKids(&scope{look: []*node{m.root}, own: []*node{m.root}}, frag.kids)
+}
+
+// A blockGroup is what a fragment says about one block: the fragment
+// blocks with one identity, read in order.
+type blockGroup struct {
+	proto   *node   // the first fragment block after the last deletion
+	kids    []*node // their lines, in order
+	remove  bool    // the last word was a deletion
+	replace bool    // a deletion followed by a block: the block replaces the old one
+}
+
+// applyKids applies the lines of one fragment block to scope s. The
+// fragment says what the result holds, so the order of its lines only
+// matters for one key: the last line about it wins. Deletions go first,
+// then keys are set in order, then blocks are merged in order.
+func (m *merger) applyKids(s *scope, kids []*node) {
+	var ents []*node
+	var order []string
+	groups := map[string]*blockGroup{}
+	for _, k := range kids {
+		if k.kind == entry {
+			ents = append(ents, k)
+			continue
+		}
+		g := groups[k.id]
+		if g == nil {
+			g = &blockGroup{}
+			groups[k.id] = g
+			order = append(order, k.id)
+		}
+		if k.del {
+			*g = blockGroup{remove: true}
+			continue
+		}
+		if g.remove {
+			g.remove, g.replace = false, true
+		}
+		if g.proto == nil {
+			g.proto = k
+		}
+		g.kids = append(g.kids, k.kids...)
+	}
+	sets, dels := collapse(ents)
+	m.removeEntries(s.look, dels)
+	var gone []*node
+	for _, id := range order {
+		if groups[id].remove {
+			gone = append(gone, m.findBlocks(s.look, id)...)
+		}
+	}
+	m.removeBlocks(gone)
+	for _, e := range sets {
+		m.set(s, e)
+	}
+	for _, id := range order {
+		switch g := groups[id]; {
+		case g.replace:
+			m.replaceBlock(s, g)
+		case !g.remove:
+			m.mergeBlock(s, g)
+		}
+	}
+}
+
+// deletions are what the "!" lines of one fragment block remove.
+type deletions struct {
+	ids   map[string]bool            // lines with these identities go
+	names map[string]map[string]bool // lines with these names go, but for the identities kept
+}
+
+func (d *deletions) removes(n *node) bool {
+	if n.kind != entry {
+		return false
+	}
+	if d.ids[n.id] {
+		return true
+	}
+	keep, ok := d.names[n.name]
+	return ok && !keep[n.id]
+}
+
+// collapse keeps, for every key, what the fragment says last: a set is
+// dropped when a later line sets or deletes the same key, and a
+// deletion spares what later lines set. A bare "!name" removes every
+// line of that name, "!" before a whole line the lines that line would
+// replace.
+func collapse(ents []*node) (sets []*node, dels deletions) {
+	dels = deletions{ids: map[string]bool{}, names: map[string]map[string]bool{}}
+	laterSet := map[string]bool{}           // ids set further down
+	laterSetByName := map[string][]string{} // those ids by name
+	laterDel := map[string]bool{}           // ids deleted further down
+	for i := len(ents) - 1; i >= 0; i-- {
+		e := ents[i]
+		switch {
+		case !e.del:
+			if !laterSet[e.id] && !laterDel[e.id] && dels.names[e.name] == nil {
+				sets = append(sets, e)
+			}
+			if !laterSet[e.id] {
+				laterSet[e.id] = true
+				laterSetByName[e.name] = append(laterSetByName[e.name], e.id)
+			}
+		case e.sep == "" && e.value == "":
+			// The last bare deletion of a name spares the least.
+			if dels.names[e.name] == nil {
+				keep := map[string]bool{}
+				for _, id := range laterSetByName[e.name] {
+					keep[id] = true
+				}
+				dels.names[e.name] = keep
+			}
+		case !laterDel[e.id]:
+			laterDel[e.id] = true
+			if !laterSet[e.id] {
+				dels.ids[e.id] = true
+			}
+		}
+	}
+	slices.Reverse(sets)
+	return sets, dels
+}
+
+// set gives every line for e's key e's value, or adds e when there is none.
+func (m *merger) set(s *scope, e *node) {
+	found := m.lookup(s.look, "e"+e.id)
+	for _, n := range found {
+		sep := n.sep
+		if sep == "" {
+			sep = m.newSep(e)
+		}
+		n.raw, n.key, n.sep = m.entryLine(n.indent, n.key, sep, e)
+		n.value, n.origin = e.value, e.origin
+	}
+	if len(found) > 0 {
+		return
+	}
+	c := s.target()
+	n := &node{kind: entry, indent: m.kidIndent(c), value: e.value, name: e.name, id: e.id, origin: e.origin}
+	n.raw, n.key, n.sep = m.entryLine(n.indent, e.key, m.newSep(e), e)
+	m.insert(c, m.insertPos(c, e.name), n)
+}
+
+// entryLine writes e's value after key and sep; when that would not read
+// back as one line with e's key, it writes the line as the fragment does.
+func (m *merger) entryLine(indent, key, sep string, e *node) (raw, k, s string) {
+	raw = indent + key + sep + e.value + "\n"
+	if ls := splitLines(raw, m.syn.cont); len(ls) == 1 && !ls[0].open {
+		if n := m.syn.line(raw); n.kind == entry && n.id == e.id {
+			return raw, key, sep
+		}
+	}
+	return indent + e.key + e.sep + e.value + "\n", e.key, e.sep
+}
+
+// newSep is the separator for a new line: the fragment's, or the
+// base's when the format wants it.
+func (m *merger) newSep(e *node) string {
+	if m.sep != "" {
+		return m.sep
+	}
+	return e.sep
+}
+
+// mergeBlock merges a fragment block into the blocks it matches, or
+// creates it when a line needs it.
+func (m *merger) mergeBlock(s *scope, g *blockGroup) {
+	own := m.findBlocks(s.look, g.proto.id)
+	var look []*node
+	if m.syn.extra != nil {
+		look = m.syn.extra(m.root, g.proto)
+	}
+	child := &scope{look: append(look, own...), own: own}
+	child.make = func() *node { return m.newBlock(s, g.proto) }
+	if len(g.kids) == 0 {
+		child.target()
+	}
+	m.applyKids(child, g.kids)
+}
+
+// replaceBlock empties the first block g matches, removes the others
+// and fills it with g's lines.
+func (m *merger) replaceBlock(s *scope, g *blockGroup) {
+	own := m.findBlocks(s.look, g.proto.id)
+	if len(own) == 0 {
+		m.mergeBlock(s, g)
+		return
+	}
+	b := own[0]
+	b.kidIndent, b.hinted = m.kidIndent(b), true
+	b.kids, b.idx = leftover(b), nil
+	m.removeBlocks(own[1:])
+	m.applyKids(&scope{look: []*node{b}, own: []*node{b}}, g.kids)
+}
+
+// newBlock adds a block like proto to the scope s.
+func (m *merger) newBlock(s *scope, proto *node) *node {
+	parent := s.target()
+	b := &node{kind: block, key: proto.key, name: proto.name, id: proto.id}
+	if m.syn.blocksAtEnd {
+		if t := suffix(m.root, 2); t != "" && t != "\n" && t != "\n\n" {
+			m.insert(parent, len(parent.kids), &node{kind: trivia, raw: "\n"})
+		}
+		b.raw = strings.TrimSpace(proto.raw) + "\n"
+		m.insert(parent, len(parent.kids), b)
+		return b
+	}
+	b.indent = m.kidIndent(parent)
+	b.raw = b.indent + strings.TrimSpace(proto.raw) + "\n"
+	if proto.tail != "" {
+		b.tail = b.indent + strings.TrimSpace(proto.tail) + "\n"
+	}
+	m.insert(parent, m.insertPos(parent, ""), b)
+	return b
+}
+
+// insertPos is where a new line called name goes in c: after the last
+// line of that name when the name repeats, else after the last line
+// that is not a comment or blank (so a section's closing comments stay
+// last), else at the top of a block or the end of a file.
+func (m *merger) insertPos(c *node, name string) int {
+	if name != "" && m.syn.repeats != nil && m.syn.repeats(name) {
+		for i := len(c.kids) - 1; i >= 0; i-- {
+			if k := c.kids[i]; k.kind == entry && k.name == name {
+				return i + 1
+			}
+		}
+	}
+	pos := 0
+	if c == m.root {
+		pos = len(c.kids)
+	}
+	for i := len(c.kids) - 1; i >= 0; i-- {
+		if c.kids[i].kind != trivia {
+			pos = i + 1
+			break
+		}
+	}
+	// A block never closed in the file takes in every line after it,
+	// so nothing may go after it.
+	for pos > 0 && c.kids[pos-1].kind == block && c.kids[pos-1].tail == "" {
+		pos--
+	}
+	return pos
+}
+
+// kidIndent is the indentation of a new line in c: that of its last
+// line, else what c remembers from before it was emptied, else c's own
+// plus one step.
+func (m *merger) kidIndent(c *node) string {
+	for i := len(c.kids) - 1; i >= 0; i-- {
+		if c.kids[i].kind != trivia {
+			return c.kids[i].indent
+		}
+	}
+	switch {
+	case c.hinted:
+		return c.kidIndent
+	case c == m.root:
+		return ""
+	}
+	return c.indent + m.step(c)
+}
+
+// step is how much further than block c its lines are indented. Inside
+// a replaced block it follows that block's lines, which the replacement
+// keeps, so that merging again indents the same; elsewhere it is the
+// file's unit.
+func (m *merger) step(c *node) string {
+	for a := c.parent; a != nil; a = a.parent {
+		if a.hinted {
+			if len(a.kidIndent) > len(a.indent) && strings.HasPrefix(a.kidIndent, a.indent) {
+				return a.kidIndent[len(a.indent):]
+			}
+			return m.syn.unit
+		}
+	}
+	return m.unit
+}
+
+// fileUnit finds how far the file indents a block's lines.
+func fileUnit(root *node, fallback string) string {
+	unit := ""
+	visit(root, func(n *node, path []*node, _ int) {
+		if unit != "" || n.kind == trivia || len(path) == 0 {
+			return
+		}
+		in := path[len(path)-1].indent
+		if len(n.indent) > len(in) && strings.HasPrefix(n.indent, in) {
+			unit = n.indent[len(in):]
+		}
+	})
+	if unit == "" {
+		return fallback
+	}
+	return unit
+}
+
+// suffix returns the last n bytes (or fewer) of the text of b.
+func suffix(b *node, n int) string {
+	s := b.tail
+	for i := len(b.kids) - 1; i >= 0 && len(s) < n; i-- {
+		s = suffix(b.kids[i], n-len(s)) + s
+	}
+	if len(s) < n {
+		s = b.raw + s
+	}
+	if len(s) > n {
+		s = s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,193 @@
+package merge
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+)
+
+var sambaSyntax = &syntax{
+	parse:         parseSamba,
+	line:          sambaLine,
+	parseFragment: parseSambaFragment,
+	cont:          sambaCont,
+	extra:         sambaExtra,
+	repeats:       func(name string) bool { return name == "include" },
+	section:       sambaSection,
+	blocksAtEnd:   true,
+	unit:          "\t",
+}
+
+// sambaCont: a line that ends with a backslash, white space after it
+// allowed, goes on; comments and section lines do not.
+func sambaCont(first, cur string) bool {
+	_, t := cutIndent(first)
+	if t != "" && strings.ContainsRune("#;[", rune(t[0])) {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(cur, blanks), `\`)
+}
+
+// parseSamba reads smb.conf: what comes before the first section is in
+// the root, every section holds the lines up to the next one.
+func parseSamba(text string) *node {
+	root := &node{kind: block}
+	cur := root
+	for _, l := range splitLines(text, sambaCont) {
+		n := sambaLine(l.text)
+		if n.kind == block {
+			root.kids = append(root.kids, n)
+			cur = n
+			continue
+		}
+		cur.kids = append(cur.kids, n)
+	}
+	return root
+}
+
+// sambaLine reads one logical line of smb.conf.
+func sambaLine(text string) *node {
+	indent, t := cutIndent(text)
+	n := &node{kind: other, raw: text, indent: indent}
+	switch {
+	case isBlank(t) || t[0] == '#' || t[0] == ';':
+		n.kind = trivia
+	case t[0] == '[':
+		name, ok := sambaHeader(t)
+		if ok {
+			n.kind, n.key, n.name, n.id = block, name, "section", sambaSectionID(name)
+		}
+	default:
+		eq := strings.IndexByte(t, '=')
+		if eq < 0 {
+			break
+		}
+		key := strings.TrimRight(t[:eq], blanks)
+		if key == "" {
+			break
+		}
+		sep, value := cutValue(t[eq+1:])
+		n.kind, n.key, n.sep, n.value = entry, key, t[len(key):eq+1]+sep, value
+		n.name, n.id = sambaKeyID(key, value)
+	}
+	return n
+}
+
+// sambaHeader returns the name in a "[name]" line.
+func sambaHeader(t string) (string, bool) {
+	line := firstLine(t)
+	end := strings.IndexByte(line, ']')
+	if end < 0 {
+		return "", false
+	}
+	return line[1:end], true
+}
+
+// sambaSectionID compares section names the way Samba does: without
+// regard to case, and "global" and "globals" (spaces ignored) are the
+// global section.
+func sambaSectionID(name string) string {
+	if squeeze(name) == "global" || squeeze(name) == "globals" {
+		return "global"
+	}
+	return "[" + strings.ToLower(name)
+}
+
+// sambaKeyID compares parameter names the way Samba does (strwicmp):
+// without regard to case or white space, so "getwd cache" is
+// "GetWDCache". include repeats: each include is its own line, told
+// apart by its value.
+func sambaKeyID(key, value string) (name, id string) {
+	name = squeeze(key)
+	if name == "include" {
+		return name, name + "\x00" + joinValue(value)
+	}
+	return name, name
+}
+
+// squeeze lowers s and drops its white space.
+func squeeze(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// sambaExtra: keys before the first section are global.
+func sambaExtra(root, frag *node) []*node {
+	if frag.id == "global" {
+		return []*node{root}
+	}
+	return nil
+}
+
+func sambaSection(path []*node) string {
+	if len(path) == 0 {
+		return "global"
+	}
+	return path[0].key
+}
+
+// parseSambaFragment reads a smb.conf fragment: [section] lines, key =
+// value lines under them, "!key" and "![section]" deletions.
+func parseSambaFragment(text, src string) (*node, error) {
+	root := &node{kind: block}
+	var cur *node
+	var errs []error
+	for _, l := range fragmentLines(text, sambaCont) {
+		bad := func(format string, args ...any) { errs = append(errs, fragError(src, l.no, format, args...)) }
+		if l.open {
+			errs = append(errs, continuedAtEnd(src, l))
+			continue
+		}
+		_, t := cutIndent(l.text)
+		del := strings.HasPrefix(t, "!")
+		if del {
+			_, t = cutIndent(t[1:])
+			if isBlank(t) {
+				bad("! names nothing: write !key to delete a key or ![section] to delete a section")
+				continue
+			}
+		}
+		n := sambaLine(t)
+		n.raw, n.indent, n.del, n.line, n.origin = strings.TrimSpace(firstLine(t)), "", del, l.no, origin(src, l.no)
+		switch {
+		case n.kind == trivia && !del:
+			continue
+		case t[0] == '[':
+			if n.kind != block {
+				bad("%q has no closing ]", strings.TrimSpace(t))
+				continue
+			}
+			if strings.TrimSpace(n.key) == "" {
+				bad("[] names no section")
+				continue
+			}
+			root.kids = append(root.kids, n)
+			cur = n
+			if del {
+				cur = nil
+			}
+			continue
+		case n.kind == entry:
+		case del && n.kind != trivia:
+			key := strings.TrimSpace(joinValue(t))
+			n.kind, n.key, n.sep, n.value = entry, key, "", ""
+			n.name, n.id = sambaKeyID(key, "")
+		case strings.HasPrefix(t, "="):
+			bad("a line starting with = names no key")
+			continue
+		default:
+			bad("%q is not key = value", strings.TrimSpace(joinValue(t)))
+			continue
+		}
+		if cur == nil {
+			bad("a key outside any section: put it under [global] or the share's [name]")
+			continue
+		}
+		cur.kids = append(cur.kids, n)
+	}
+	return root, errors.Join(errs...)
+}
