@@ -14,8 +14,8 @@ SHELL_SCRIPTS := package/init package/lib/engine.sh scripts/dist.sh
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise".
-FUZZ ?= ./internal/source:FuzzNormalize ./internal/validate:FuzzParseExports
-FUZZTIME ?= 8s
+FUZZ ?= ./internal/source:FuzzNormalize ./internal/validate:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
+FUZZTIME ?= 6s
 
 export SOURCE_DATE_EPOCH
 
