@@ -37,6 +37,7 @@ func TestCompute(t *testing.T) {
 		{"add to base without final newline", "b", []source.Source{src("x.add", "a\n")}, "b\na\n", ""},
 		{"add to replacement", "b\n", []source.Source{src("x", "r\n"), src("x.add", "a\n")}, "r\na\n", ""},
 		{"add to empty base", "", []source.Source{src("x.add", "a\n")}, "a\n", ""},
+		{"add already at the end is not doubled", "b\na\n", []source.Source{src("x.add", "a\n")}, "b\na\n", ""},
 		{"merge onto the base", "a = 1\nk = 0\n", []source.Source{src("x.merge", "k = v\n")}, "a = 1\nk = v\n", ""},
 		{"merge onto the replacement, then add", "b\n", []source.Source{src("x", "k = 1\n"), src("x.merge", "k = 2\n"), src("x.add", "z = 3\n")}, "k = 2\nz = 3\n", ""},
 		{"bad fragment names its line", "b\n", []source.Source{src("smb.conf.merge", "key = x\n")}, "", "conf.d/smb.conf.merge line 1"},
@@ -266,5 +267,34 @@ func TestHistoryPruned(t *testing.T) {
 	data, err := f.eng.History().Content(gens[2], "c.conf")
 	if err != nil || string(data) != "xxxxx\n" || state.Hash(data) != gens[2].Files[0].Hash {
 		t.Fatalf("content = %q, %v", data, err)
+	}
+}
+
+// state/ deleted (or damaged) while our file is live: the next apply
+// takes our file for the base, and must still not append twice.
+func TestStateLost(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "etc/b.conf", "rom\n")
+	f.source(t, "b.conf.add", "mine\n")
+	ctx := context.Background()
+	if _, err := f.eng.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(f.app, "state")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.live(t, "etc/b.conf"); got != "rom\nmine\n" {
+		t.Fatalf("after state/ was lost: %q", got)
+	}
+	// A damaged generation does not hide the others.
+	gens, _ := f.eng.History().List()
+	os.MkdirAll(filepath.Join(f.app, "state/gen/000099"), 0o755)
+	os.WriteFile(filepath.Join(f.app, "state/gen/000099/meta.json"), []byte("{garbage"), 0o644)
+	got, err := f.eng.History().List()
+	if err == nil || !strings.Contains(err.Error(), "generation 99") || len(got) != len(gens) {
+		t.Errorf("List = %d generations, %v", len(got), err)
 	}
 }

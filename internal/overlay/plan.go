@@ -184,7 +184,12 @@ func Compute(base []byte, srcs []source.Source) ([]byte, error) {
 		case source.Replace:
 			want = s.Data
 		case source.Add:
-			want = source.Concat(want, s.Data)
+			// Text the file already ends with is not appended again: a
+			// base taken from our own file (state/ lost or damaged) must
+			// not get the addition twice.
+			if !bytes.HasSuffix(want, s.Data) {
+				want = source.Concat(want, s.Data)
+			}
 		case source.Merge:
 			format, ok := merge.FormatFor(s.Target)
 			if !ok {
