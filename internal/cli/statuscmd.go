@@ -25,6 +25,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range eng.Exposure() {
+		fmt.Fprintf(e.stderr, "userscript: warning: %s\n", w)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

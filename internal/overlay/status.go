@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/nas-userscript/userscript/internal/source"
@@ -108,4 +109,21 @@ func (e *Engine) tuningRows(plan *Plan) []StatusRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// Exposure warns about app folders anyone may write: conf.d decides what
+// root runs (smb.conf alone can run commands as root), so it must be
+// writable only by the owner's account.
+func (e *Engine) Exposure() []string {
+	var warns []string
+	for _, dir := range []string{e.App, e.confDir(), e.stateDir()} {
+		fi, err := e.Sys.Lstat(dir)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o002 != 0 {
+			warns = append(warns, fmt.Sprintf("%s is writable by everyone (mode %v): anyone on the network can change what runs as root here; let only your own account write it (chmod o-w, and restrict the share in the web GUI)", dir, fi.Mode().Perm()))
+		}
+	}
+	return warns
 }
