@@ -46,7 +46,7 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
-func benchEngine(b *testing.B, n int) (*Engine, string) {
+func benchEngine(b testing.TB, n int) (*Engine, string) {
 	root, app := b.TempDir(), b.TempDir()
 	os.MkdirAll(filepath.Join(app, "conf.d"), 0o755)
 	os.MkdirAll(filepath.Join(root, "etc/many"), 0o755)

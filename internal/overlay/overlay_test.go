@@ -298,3 +298,28 @@ func TestStateLost(t *testing.T) {
 		t.Errorf("List = %d generations, %v", len(got), err)
 	}
 }
+
+// A custom profile with 1,000 targets: all applied, each status file
+// written, and a second apply changes nothing.
+func TestThousandTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,000 files with fsync")
+	}
+	eng, app := benchEngine(t, 1000)
+	ctx := context.Background()
+	res, err := eng.Apply(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Generation == nil || len(res.Generation.Changed) != 1000 {
+		t.Fatalf("changed %d targets", len(res.Generation.Changed))
+	}
+	st, err := os.ReadFile(filepath.Join(app, "conf.d/t0999.conf.status"))
+	if err != nil || !strings.Contains(string(st), "status: NOT VALIDATED") {
+		t.Errorf("status of the last target: %q %v", st, err)
+	}
+	res, err = eng.Apply(ctx)
+	if err != nil || res.Generation != nil {
+		t.Errorf("second apply: %v %+v", err, res.Generation)
+	}
+}
