@@ -299,3 +299,27 @@ func TestPendingRolledBackAtStart(t *testing.T) {
 	os.WriteFile(n.conf("a.conf"), []byte("edited\n"), 0o644)
 	n.waitLive("edited\n")
 }
+
+// Edits keep coming while the service takes a second to restart: every
+// edit ends up live (the last one wins), and restarts stay bounded by
+// the max wait, not by the number of edits.
+func TestStormDuringSlowRestart(t *testing.T) {
+	n := newNAS(t)
+	os.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\nsleep 1\necho restart >> \"$USERSCRIPT_ROOT/restarts.log\"\n"), 0o755)
+	n.start(Quiet{Min: 100 * time.Millisecond, Max: time.Second})
+	start := time.Now()
+	for i := 0; i < 300; i++ {
+		os.WriteFile(n.conf("a.conf"), []byte(fmt.Sprintf("v%d\n", i)), 0o644)
+		if ahead := time.Until(start.Add(time.Duration(i+1) * 10 * time.Millisecond)); ahead > 0 {
+			time.Sleep(ahead)
+		}
+	}
+	took := time.Since(start)
+	n.waitLive("v299\n")
+	// Each apply takes at least the 1 s restart, and applies do not
+	// overlap, so a burst of `took` gives at most took/1s + 2 of them.
+	if r, max := n.restarts(), int(took/time.Second)+2; r > max {
+		t.Errorf("%d restarts for %v of edits, want at most %d", r, took, max)
+	}
+	t.Logf("300 edits in %v during 1 s restarts: %d restarts", took, n.restarts())
+}
