@@ -28,25 +28,39 @@ func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
 		return nil, err
 	}
 	dir := filepath.Join(stateDir, "lock.d")
-	for {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-			if err := os.WriteFile(filepath.Join(dir, "pid"), pid, 0o644); err != nil {
-				os.RemoveAll(dir)
-				return nil, err
+	// Half-made locks of engines that were killed while taking one.
+	if old, _ := filepath.Glob(dir + ".new-*"); len(old) > 0 {
+		for _, o := range old {
+			if _, alive, _ := holderOf(o); !alive {
+				os.RemoveAll(o)
 			}
+		}
+	}
+	var empty time.Time // since when the lock has had no pid
+	for {
+		err := take(dir)
+		if err == nil {
 			return &Lock{dir: dir}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		holder, alive := holderOf(dir)
-		if !alive {
+		holder, alive, known := holderOf(dir)
+		switch {
+		case known && !alive:
 			// Stale: the holder died. Take it over by removing it; if
-			// another process was faster, the next Mkdir tells.
+			// another process was faster, the next take tells.
 			os.RemoveAll(dir)
 			continue
+		case !known && empty.IsZero():
+			empty = time.Now()
+		case !known && time.Since(empty) > 5*time.Second:
+			// The sh engine makes the dir, then writes its pid: killed
+			// in between, it leaves a lock without a pid for good.
+			os.RemoveAll(dir)
+			continue
+		case known:
+			empty = time.Time{}
 		}
 		select {
 		case <-ctx.Done():
@@ -56,28 +70,53 @@ func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
 	}
 }
 
-// holderOf reads the pid in a lock dir. A lock dir without a pid file
-// may be being made right now: it counts as alive unless it is old.
-func holderOf(dir string) (int, bool) {
+// take makes the lock dir with our pid already in it: the dir is made
+// aside and renamed into place, so a lock of ours never lacks its pid.
+func take(dir string) error {
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "lock.d.new-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return fs.ErrExist
+	}
+	// rename(2) onto an existing empty dir would replace it, so the Lstat
+	// above keeps a lock the sh engine is making; a non-empty one makes
+	// the rename fail with ENOTEMPTY or EEXIST.
+	if err := os.Rename(tmp, dir); err != nil {
+		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+			return fs.ErrExist
+		}
+		return err
+	}
+	return nil
+}
+
+// holderOf reads the pid in a lock dir. known is false when there is no
+// pid (yet); alive tells whether that pid is one of the engines.
+func holderOf(dir string) (pid int, alive, known bool) {
 	data, err := os.ReadFile(filepath.Join(dir, "pid"))
 	if err != nil {
-		fi, serr := os.Stat(dir)
-		return 0, serr == nil && time.Since(fi.ModTime()) < 10*time.Second
+		return 0, false, false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || pid <= 0 {
-		return 0, false
+		return 0, false, true
 	}
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return pid, false
+		return pid, false, true
 	}
 	// After a reboot the pid may belong to some other program now: only
 	// one of the engines counts as a holder.
 	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
-		return pid, true // no /proc to tell: trust the pid
+		return pid, true, true // no /proc to tell: trust the pid
 	}
-	return pid, bytes.Contains(cmd, []byte("userscript")) || bytes.Contains(cmd, []byte("engine.sh"))
+	return pid, bytes.Contains(cmd, []byte("userscript")) || bytes.Contains(cmd, []byte("engine.sh")), true
 }
 
 // Release gives the lock back.
