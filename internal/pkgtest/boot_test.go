@@ -17,7 +17,8 @@ const userSmbConf = "[global]\r\n\tworkgroup = OWNER\r\n\tgetwd cache = yes\r\n\
 // the armv4 package installed on a simulated IB-NAS4220-B, a smb.conf
 // dropped into conf.d, a boot → the live smb.conf is the user's and only
 // samba restarted, once; a reboot (ROM restored) → the same again; an
-// edit while running → applied by the poller; init stop → no poller left.
+// edit while running → applied by the poller; the source deleted → the
+// firmware's file back; init stop → no poller left.
 func TestBoot(t *testing.T) {
 	for _, order := range []firmsim.Order{firmsim.ServicesFirst, firmsim.AppsFirst} {
 		t.Run(order.String(), func(t *testing.T) {
@@ -80,9 +81,28 @@ func TestBoot(t *testing.T) {
 
 			// The firmware rewriting smb.conf behind our back is undone.
 			n.ClearCalls()
-			writeFile(t, filepath.Join(n.Root, firmsim.SmbConf), "[global]\n\tworkgroup = GUI\n")
+			gui := "[global]\n\tworkgroup = GUI\n"
+			writeFile(t, filepath.Join(n.Root, firmsim.SmbConf), gui)
 			if !eventually(15*time.Second, func() bool { got, _ := n.Live(firmsim.SmbConf); return got == edited }) {
 				t.Fatal("the firmware's rewrite was not undone by the poller")
+			}
+			// (its restart follows the write)
+			if !eventually(30*time.Second, func() bool { return len(n.Restarts()) == 1 }) {
+				t.Fatalf("after the undo: restarts %q, want one", n.Restarts())
+			}
+
+			// Deleting the source gives smb.conf back to the firmware: its
+			// last own version (the web GUI's) is the base now.
+			n.ClearCalls()
+			if err := os.Remove(filepath.Join(app, "conf.d", "smb.conf")); err != nil {
+				t.Fatal(err)
+			}
+			if !eventually(30*time.Second, func() bool { got, _ := n.Live(firmsim.SmbConf); return got == gui }) {
+				got, _ := n.Live(firmsim.SmbConf)
+				t.Fatalf("deleting conf.d/smb.conf did not bring the firmware's file back; live:\n%s", got)
+			}
+			if !eventually(30*time.Second, func() bool { return len(n.Restarts()) == 1 }) {
+				t.Fatalf("after the deletion: restarts %q, want one", n.Restarts())
 			}
 
 			// init stop leaves no poller.

@@ -144,26 +144,9 @@ func readPid(t *testing.T, path string) int {
 // pollers returns the pids of the sh pollers running for app (not
 // counting the poller's own short-lived subshells).
 func pollers(app string) []int {
-	parent := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
-			continue
-		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) >= 2 && args[len(args)-1] == "poll" && args[len(args)-2] == filepath.Join(app, "lib", "engine.sh") {
-			parent[pid] = ppid(pid)
-		}
-	}
-	var pids []int
-	for pid, pp := range parent {
-		if _, sub := parent[pp]; !sub {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return topProcs(func(args []string) bool {
+		return len(args) >= 2 && args[len(args)-1] == "poll" && args[len(args)-2] == filepath.Join(app, "lib", "engine.sh")
+	})
 }
 
 func ppid(pid int) int {

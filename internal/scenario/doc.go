@@ -4,9 +4,11 @@
 //
 // A scenario is a txtar archive. Its files are the inputs: root/... are
 // the firmware's files under the device root (and what a `reboot`
-// restores), conf.d/... are the user's sources, and any other file (want/...,
-// edit/...) is there for commands to use. Its comment is a script, one
-// command a line; `#` starts a comment line:
+// restores; a kernel's /proc and /sys are faked the same way, and `mkdir`
+// makes a folder where a kernel file should refuse a write), conf.d/... are
+// the user's sources, and any other file (want/..., edit/...) is there for
+// commands to use. Its comment is a script, one command a line; `#` starts
+// a comment line:
 //
 //	profile NAME                 profile to use (default nas4220b)
 //	validators TOOL...           put these host tools (testparm, proftpd) on PATH
@@ -21,6 +23,8 @@
 //	symlink PATH TARGET          make PATH a symbolic link to TARGET
 //	sparse PATH SIZE             make a sparse file of SIZE bytes (K, M, G)
 //	status NAME WORD...          conf.d/NAME.status (CRLF) says status: WORD...
+//	cmpstatus NAME FILE          conf.d/NAME.status (CRLF), without its time:
+//	                             line, is exactly FILE (LF)
 //	[!] grep PATH REGEXP         PATH has (or has not) a line matching REGEXP
 //	[!] exists PATH              PATH exists (or not); links are not followed
 //	restarts ['LINE'...]         exactly these restart calls (any order) ran in

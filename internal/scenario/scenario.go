@@ -339,6 +339,11 @@ func (w *World) exec(e Engine, ln Line) error {
 		return f.Truncate(size)
 	case "status":
 		return w.checkStatus(a[1], strings.Join(a[2:], " "))
+	case "cmpstatus":
+		if err := need(2); err != nil {
+			return err
+		}
+		return w.cmpStatus(a[1], a[2])
 	case "grep":
 		if err := need(2); err != nil {
 			return err
@@ -399,19 +404,50 @@ func (w *World) exec(e Engine, ln Line) error {
 	return fmt.Errorf("unknown command %q", a[0])
 }
 
-func (w *World) checkStatus(name, word string) error {
-	p := filepath.Join(w.App, "conf.d", name+".status")
-	data, err := os.ReadFile(p)
+// statusText reads conf.d/NAME.status and checks that it is CRLF text.
+func (w *World) statusText(name string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(w.App, "conf.d", name+".status"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	text := string(data)
 	if !strings.HasSuffix(text, "\r\n") || strings.Count(text, "\n") != strings.Count(text, "\r\n") {
-		return fmt.Errorf("conf.d/%s.status: not CRLF\n%q", name, text)
+		return "", fmt.Errorf("conf.d/%s.status: not CRLF\n%q", name, text)
+	}
+	return text, nil
+}
+
+func (w *World) checkStatus(name, word string) error {
+	text, err := w.statusText(name)
+	if err != nil {
+		return err
 	}
 	first, _, _ := strings.Cut(text, "\r\n")
 	if first != "status: "+word {
 		return fmt.Errorf("conf.d/%s.status: first line %q, want %q\n%s", name, first, "status: "+word, text)
+	}
+	return nil
+}
+
+// cmpStatus compares conf.d/NAME.status, read as LF text without its
+// time: line, with the archive's FILE.
+func (w *World) cmpStatus(name, file string) error {
+	want, err := w.file(file)
+	if err != nil {
+		return err
+	}
+	text, err := w.statusText(name)
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, l := range strings.SplitAfter(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		if !strings.HasPrefix(l, "time: ") {
+			got = append(got, l)
+		}
+	}
+	if g := strings.Join(got, ""); g != string(want) {
+		return fmt.Errorf("conf.d/%s.status differs from %s\n--- got ---\n%s--- want ---\n%s", name, file, g, want)
 	}
 	return nil
 }

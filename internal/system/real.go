@@ -69,7 +69,7 @@ func (r *Real) ReadFile(name string) ([]byte, error) {
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s: is a symlink", name)
+			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a symlink")}
 		}
 		return nil, err
 	}
@@ -78,18 +78,21 @@ func (r *Real) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
+	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 	}
 	if fi.Size() > MaxRead {
-		return nil, fmt.Errorf("%s: %d bytes is over the limit of %d", name, fi.Size(), MaxRead)
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), MaxRead)}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > MaxRead {
-		return nil, fmt.Errorf("%s: over the limit of %d bytes", name, MaxRead)
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("over the limit of %d bytes", MaxRead)}
 	}
 	return data, nil
 }

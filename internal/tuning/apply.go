@@ -226,6 +226,13 @@ func (t *Tuner) set(s Setting, p string, prev previous) Row {
 func (t *Tuner) revert(p string, prev previous) Row {
 	old := prev[p]
 	r := Row{Setting: Setting{File: old.File, Kind: "revert", Key: p}, Path: p, Want: old.Value}
+	if err := checkKernelPath(p); err != nil {
+		// state/ is on the share: a planted entry must not make root
+		// write anywhere but the kernel's own settings.
+		delete(prev, p)
+		r.Result, r.Reason = Failed, err.Error() // and dropped from state/tuning.json
+		return r
+	}
 	if err := t.Sys.WriteInPlace(t.Sys.Root(p), []byte(old.Value+"\n")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.Result, r.Reason = Failed, kernelError(err)
 		return r
@@ -234,6 +241,30 @@ func (t *Tuner) revert(p string, prev previous) Row {
 	r.Result = Reverted
 	r.Current, _ = t.read(p)
 	return r
+}
+
+// checkKernelPath accepts only the device paths a setting can write:
+// /proc/sys/..., /proc/irq/N/smp_affinity and the allowed parts of /sys.
+func checkKernelPath(p string) error {
+	bad := errors.New("not a kernel setting userscript writes")
+	rest, ok := strings.CutPrefix(p, "/")
+	if !ok || checkKey(rest) != nil || strings.ContainsAny(rest, "*?[]") {
+		return bad
+	}
+	switch {
+	case strings.HasPrefix(rest, "proc/sys/") && len(rest) > len("proc/sys/"):
+		return nil
+	case strings.HasPrefix(rest, "proc/irq/"):
+		parts := strings.Split(rest, "/")
+		if len(parts) == 4 && isNumber(parts[2]) && parts[3] == "smp_affinity" {
+			return nil
+		}
+	case strings.HasPrefix(rest, "sys/"):
+		if checkSysfs(strings.TrimPrefix(rest, "sys/")) == nil {
+			return nil
+		}
+	}
+	return bad
 }
 
 // selected is the value to put back: for a list with a [selected] entry

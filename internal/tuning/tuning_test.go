@@ -251,3 +251,47 @@ func TestKernelRefuses(t *testing.T) {
 		t.Errorf("the next setting: %+v", rows[1])
 	}
 }
+
+// state/tuning.json is on the share: an entry planted there must not
+// make the revert write outside the kernel's settings.
+func TestRevertRefusesPlantedPaths(t *testing.T) {
+	root := fakeKernel(t)
+	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc/passwd"), []byte("root:x:0:0\n"), 0o644)
+	state := t.TempDir()
+	planted := `{
+  "/etc/passwd": {"file": "tuning.conf", "value": "evil"},
+  "/proc/sys/../../etc/passwd": {"file": "tuning.conf", "value": "evil"},
+  "/sys/power/state": {"file": "tuning.conf", "value": "mem"},
+  "/proc/sys/net/core/rmem_max": {"file": "sysctl.conf", "value": "4096"}
+}`
+	os.WriteFile(filepath.Join(state, "tuning.json"), []byte(planted), 0o644)
+	os.MkdirAll(filepath.Join(root, "sys/power"), 0o755)
+	os.WriteFile(filepath.Join(root, "sys/power/state"), []byte("freeze mem\n"), 0o644)
+	tu := &Tuner{Sys: system.NewReal(root), StateDir: state}
+	rows, err := tu.Apply(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, root, "etc/passwd"); got != "root:x:0:0" {
+		t.Fatalf("/etc/passwd was written: %q", got)
+	}
+	if got := read(t, root, "sys/power/state"); got != "freeze mem" {
+		t.Fatalf("/sys/power/state was written: %q", got)
+	}
+	if got := read(t, root, "proc/sys/net/core/rmem_max"); got != "4096" {
+		t.Errorf("the legitimate entry was not reverted: %q", got)
+	}
+	failed := 0
+	for _, r := range rows {
+		if r.Result == Failed && strings.Contains(r.Reason, "not a kernel setting") {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Errorf("%d planted entries refused, want 3: %+v", failed, rows)
+	}
+	if tu.Active() {
+		t.Error("planted entries were kept in state/tuning.json")
+	}
+}

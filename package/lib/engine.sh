@@ -5,33 +5,40 @@
 # (testdata/scenarios) holds it to the same behaviour as the Go engine.
 #
 # Usage: engine.sh COMMAND
-#   apply    apply conf.d once; exit 0 ok, 1 a target FAILED or an error,
-#            3 a source was REFUSED
+#   apply    apply conf.d once: every target with sources is composed,
+#            validated and written; a target we wrote whose sources are all
+#            gone gets the firmware's file (its base) back; the kernel
+#            settings of conf.d/sysctl.conf and conf.d/tuning.conf are set
+#            (and put back when removed) before the changed services
+#            restart. Exit 0 ok, 1 a target FAILED or an error, 3 a source
+#            was REFUSED (tuning results are in their status files only)
 #   poll     apply, then re-apply whenever conf.d or a target changes; runs
 #            in the foreground (init puts it in the background); one poller
 #            per app dir, its pid in state/poll.pid
 #   stop     stop the poller
 #   running  exit 0 when the poller runs
 #   status   print whether the poller runs and every status word
+#   words    print every status word (conf.d/NAME.status: NAME: WORD)
 #   version  print the package version
 #   probe BIN  exit 0 when `BIN version` succeeds within 5 seconds
 #
 # Environment: USERSCRIPT_ROOT (device root, default /), USERSCRIPT_APP (app
 # dir, default the folder above lib/), USERSCRIPT_POLL (seconds between
-# polls, default from lib/settings), USERSCRIPT_GO (poll only: apply with
-# this Go binary instead of the sh engine).
+# polls, default from lib/settings).
 #
 # It runs under an old BusyBox ash and uses only sh built-ins and the
 # applets cat cp mv rm mkdir ln ls cmp grep sed sleep date kill ps find
 # echo test tr wc head tail md5sum. It runs as root on files anyone on the
 # LAN may write, so: names from conf.d are never evaluated, only names made
 # of letters, digits and . _ - are used at all, links are never followed,
-# and nothing is written outside the profile's targets, conf.d/*.status
-# and state/.
+# and nothing is written outside the profile's targets, conf.d/*.status,
+# state/, and the kernel files tuning may set (/proc/sys, /proc/irq/N and
+# allowed parts of /sys, under the root).
 #
 # Cost of one idle poll: 2 processes (one `ls` of conf.d and the targets,
-# one `sleep`); nothing is read but that listing and state/poll.pid, and
-# nothing is written.
+# one `sleep`); nothing is read but that listing and state/poll.pid (never
+# /proc or /sys: tuning is set only when conf.d changes), and nothing is
+# written.
 
 set -u
 umask 022
@@ -59,9 +66,14 @@ setup() {
 	STATE=$APP/state
 	LIB=$APP/lib
 	WORK=$STATE/tmp
-	chars=$(echo abcd | tr abcd '\015\357\273\277')
-	CR=${chars%???}
+	chars=$(echo abcde | tr abcde '\015\011\357\273\277')
+	CR=${chars%????}
+	chars=${chars#?}
+	TAB=${chars%???}
 	BOM=${chars#?}
+	NL='
+'
+	WS=" $TAB$NL"
 	NOW=
 	STIME=
 	LOCKED=
@@ -262,6 +274,8 @@ run_bounded() {
 	rb_dog=$!
 	wait "$rb_pid"
 	rb_rc=$?
+	# The watchdog would end by itself within a second; end it now.
+	kill "$rb_dog" 2>/dev/null
 	rb_dog=
 	if [ -f "$rb_out.timeout" ]; then
 		rm -f "$rb_out.timeout"
@@ -288,9 +302,11 @@ safe_name() {
 	return 0
 }
 
-# scan sets SRC (targets with sources) and UNK (unknown names) from conf.d.
+# scan sets SRC (targets with sources), TUNE (tuning files with sources)
+# and UNK (unknown names) from conf.d.
 scan() {
 	SRC=
+	TUNE=
 	UNK=
 	sc_odd=0
 	for sc_f in "$CONF"/*; do
@@ -309,6 +325,8 @@ scan() {
 		[ -n "$sc_b" ] || continue
 		if is_target "$sc_b"; then
 			case " $SRC " in *" $sc_b "*) ;; *) SRC="$SRC $sc_b" ;; esac
+		elif is_tuning "$sc_b"; then
+			case " $TUNE " in *" $sc_b "*) ;; *) TUNE="$TUNE $sc_b" ;; esac
 		else
 			case " $UNK " in *" $sc_b "*) ;; *) UNK="$UNK $sc_b" ;; esac
 		fi
@@ -405,9 +423,7 @@ capture_base() {
 		cb_lh=$(md5sum <"$2")
 		cb_lh=${cb_lh%% *}
 	fi
-	cb_wh=
-	{ read -r cb_wh <"$STATE/written/$1"; } 2>/dev/null
-	if [ -n "$cb_wh" ] && [ "$cb_wh" = "$cb_lh" ] && [ -f "$STATE/base/$1" ]; then
+	if [ -n "$cb_lh" ] && written_has "$1" "$cb_lh" && [ -f "$STATE/base/$1" ]; then
 		return 0
 	fi
 	rm -f "$STATE/base/$1.tmp"
@@ -422,7 +438,8 @@ capture_base() {
 }
 
 # compose NAME writes WORK/NAME.target: the replacement or the base, then
-# the addition.
+# the addition, unless the text already ends with it (a base taken from
+# our own file when state/ was lost must not get the addition twice).
 compose() {
 	co_out=$WORK/$1.target
 	if [ -f "$WORK/$1.n" ]; then
@@ -430,10 +447,19 @@ compose() {
 	else
 		cat "$STATE/base/$1" >"$co_out"
 	fi
-	if [ -f "$WORK/$1.add.n" ]; then
+	if [ -f "$WORK/$1.add.n" ] && ! ends_with "$co_out" "$WORK/$1.add.n"; then
 		ends_nl "$co_out" || echo >>"$co_out"
 		cat "$WORK/$1.add.n" >>"$co_out"
 	fi
+}
+
+# ends_with FILE TAIL is true when FILE's last bytes are TAIL's content.
+ends_with() {
+	ew_n=$(file_size "$2")
+	case $ew_n in '' | *[!0-9]*) return 1 ;; esac
+	[ "$ew_n" -gt 0 ] || return 0
+	[ "$(file_size "$1")" -ge "$ew_n" ] 2>/dev/null || return 1
+	tail -c "$ew_n" "$1" | cmp -s - "$2"
 }
 
 # ---- validation -----------------------------------------------------------------
@@ -575,14 +601,16 @@ plan() {
 	install_target "$1" "$pl_live"
 }
 
-# install_target NAME LIVE writes the composed target atomically: a copy in
-# the target's own folder, then a rename over it.
+# install_target NAME LIVE [forget] writes the composed target atomically:
+# a copy in the target's own folder, then a rename over it. With forget,
+# the target is the firmware's again once written: state/written/NAME goes.
 install_target() {
 	it_new=$WORK/$1.target
 	it_sum=$(md5sum <"$it_new")
 	it_sum=${it_sum%% *}
+	it_mark=${3:-}
 	if [ -f "$2" ] && cmp -s "$it_new" "$2"; then
-		remember_written "$1" "$it_sum"
+		mark_written "$1" "$it_sum" "$it_mark"
 		return 0
 	fi
 	it_dir=${2%/*}
@@ -592,23 +620,132 @@ install_target() {
 	fi
 	it_tmp=$it_dir/.userscript-new.$1
 	rm -f "$it_tmp"
+	# While it is written, both hashes are ours: killed half way, the next
+	# apply still knows the live file, old or new, for ours. (cb_lh is the
+	# live file's hash, from capture_base.)
+	if [ -n "$cb_lh" ] && written_has "$1" "$cb_lh"; then
+		set_written "$1" "$it_sum" "$cb_lh"
+	else
+		set_written "$1" "$it_sum"
+	fi
 	if ! cp "$it_new" "$it_tmp" || ! mv -f "$it_tmp" "$2"; then
 		rm -f "$it_tmp"
 		failed "$1" "could not write $TPATH" "check that the device's file system is writable"
 		return 0
 	fi
-	remember_written "$1" "$it_sum"
+	mark_written "$1" "$it_sum" "$it_mark"
 	log INFO "written" target="$1" path="$TPATH" md5="$it_sum"
 	CHANGED="$CHANGED $1:$TSVC"
 	case " $SVCS " in *" $TSVC "*) ;; *) [ "$TSVC" = - ] || SVCS="$SVCS $TSVC" ;; esac
 }
 
-remember_written() { # NAME MD5
-	rw_old=
-	{ read -r rw_old <"$STATE/written/$1"; } 2>/dev/null
-	[ "$rw_old" = "$2" ] && return 0
-	rm -f "$STATE/written/$1.tmp"
-	echo "$2" >"$STATE/written/$1.tmp" && mv -f "$STATE/written/$1.tmp" "$STATE/written/$1"
+# mark_written NAME MD5 [forget]: ours (state/written/NAME holds MD5), or
+# with forget the firmware's again.
+mark_written() {
+	if [ "${3:-}" = forget ]; then
+		forget_written "$1"
+	else
+		remember_written "$1" "$2"
+	fi
+}
+
+forget_written() { # NAME
+	[ -f "$STATE/written/$1" ] || return 0
+	rm -f "$STATE/written/$1"
+	log INFO "not managed any more" target="$1"
+}
+
+# remember_written NAME MD5 makes state/written/NAME the one line MD5.
+remember_written() {
+	WL=
+	written_lines "$1"
+	[ "$WL" = "$2" ] && return 0
+	set_written "$1" "$2"
+}
+
+# set_written NAME LINE... writes state/written/NAME (aside, then renamed).
+set_written() {
+	sw_f=$STATE/written/$1
+	shift
+	rm -f "$sw_f.tmp"
+	for sw_l in "$@"; do
+		echo "$sw_l"
+	done >"$sw_f.tmp" && mv -f "$sw_f.tmp" "$sw_f"
+}
+
+# written_lines NAME sets WL to the lines of state/written/NAME, joined by
+# spaces: one hash, or two while a write is under way (the new, then the
+# old); a file matching any of them is ours.
+written_lines() {
+	WL=
+	[ -f "$STATE/written/$1" ] || return 0
+	while read -r wl_l; do
+		WL="$WL${WL:+ }$wl_l"
+	done <"$STATE/written/$1"
+}
+
+written_has() { # NAME MD5
+	written_lines "$1"
+	case " $WL " in *" $2 "*) [ -n "$2" ] ;; *) return 1 ;; esac
+}
+
+# ---- a target whose sources are gone --------------------------------------
+
+# restore NAME gives a target we manage (state/written/NAME) whose sources
+# are all gone back to the firmware: its base is written back (validated,
+# atomically, its service restarted once) and it is not managed any more.
+# When the live file already is the base, nothing is written or restarted.
+restore() {
+	profile_target "$1" || return 0
+	rt_live=$ROOT$TPATH
+	FIRST=$1
+	fset "$1" file "conf.d/$1"
+	fset "$1" target "$TPATH"
+	fset "$1" reason "no source in conf.d any more: the firmware's own file is live again"
+	if [ -L "$rt_live" ] || { [ -e "$rt_live" ] && ! [ -f "$rt_live" ]; }; then
+		failed "$1" "$TPATH is not a regular file; userscript does not replace links or folders" \
+			"check $TPATH on the device"
+		return 0
+	fi
+	if ! [ -f "$STATE/base/$1" ] && is_written "$1" "$rt_live"; then
+		refuse "$1" "$1" "state/base/$1 is missing, so the firmware's own $TPATH is unknown; reboot the NAS (the firmware restores it) or delete state/written/$1" \
+			"reboot the NAS, or delete state/written/$1 to keep the live file as it is"
+		return 0
+	fi
+	if ! capture_base "$1" "$rt_live"; then
+		failed "$1" "could not save the base of $TPATH in state/base" "check that the data disk is writable and not full"
+		return 0
+	fi
+	compose "$1"
+	if [ -f "$rt_live" ] && cmp -s "$WORK/$1.target" "$rt_live"; then
+		forget_written "$1"
+		# The status file already tells the truth unless it says otherwise.
+		case $(status_word "$1") in
+		OK | "NOT VALIDATED")
+			rm -f "$WORK/$1.f"
+			return 0
+			;;
+		esac
+		validate "$1" "$WORK/$1.target"
+		return 0
+	fi
+	validate "$1" "$WORK/$1.target" || return 0
+	install_target "$1" "$rt_live" forget
+}
+
+# is_written NAME LIVE is true when LIVE is what we last wrote to NAME.
+is_written() {
+	[ -f "$STATE/written/$1" ] && [ -f "$2" ] || return 1
+	iw_lh=$(md5sum <"$2")
+	written_has "$1" "${iw_lh%% *}"
+}
+
+# status_word NAME prints the status: word of conf.d/NAME.status.
+status_word() {
+	if [ -L "$CONF/$1.status" ] || ! [ -f "$CONF/$1.status" ]; then
+		return 0
+	fi
+	sed -n "s/^status: \(.*\)$CR\$/\1/p" "$CONF/$1.status" | head -n 1
 }
 
 # ---- services -------------------------------------------------------------------
@@ -693,6 +830,9 @@ render() {
 	while read -r r_k r_v; do
 		[ "$r_k" = warning ] && line warning "$r_v"
 	done <"$WORK/$1.f"
+	while read -r r_k r_v; do
+		[ "$r_k" = setting ] && line setting "$r_v"
+	done <"$WORK/$1.f"
 	[ "$2" = yes ] && line time "$STIME"
 	if [ -n "$r_todo" ]; then
 		echo "$CR"
@@ -722,6 +862,794 @@ write_status() {
 	mv -f "$WORK/$1.st" "$ws_dst"
 }
 
+# ---- kernel tuning (conf.d/sysctl.conf, conf.d/tuning.conf) ------------------
+#
+# The Go engine's internal/tuning, line for line: each setting is resolved
+# to kernel files under the root, read, written in place when it differs,
+# read back, and reported as one `setting:` line of conf.d/sysctl.status or
+# conf.d/tuning.status. The value a kernel file had before our first change
+# is kept in state/tuning.json (the Go engine's file and format) and put
+# back when its setting is gone. Only an apply reads /proc and /sys; an idle
+# poll never does.
+
+TUNING_FILES="sysctl.conf tuning.conf"
+SYSFS_ALLOWED="block/, class/net/, class/block/, devices/system/cpu/, kernel/mm/transparent_hugepage/, module/*/parameters/"
+
+is_tuning() {
+	case " $TUNING_FILES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# trim TEXT sets TR to TEXT without leading and trailing blanks.
+trim() {
+	TR=$1
+	TR=${TR#"${TR%%[!"$WS"]*}"}
+	TR=${TR%"${TR##*[!"$WS"]}"}
+}
+
+# tune applies the tuning sources and puts back what a removed setting
+# had changed. Like the Go engine, it never changes apply's exit code: the
+# status files say what failed.
+tune() {
+	[ -n "$TUNE" ] || tune_active || return 0
+	tune_load
+	: >"$WORK/tu.set"
+	TU_REPORTS=
+	TU_FAILED=
+	TU_WANT=" "
+	for tu_f in $TUNING_FILES; do
+		tune_source "$tu_f"
+	done
+	# shellcheck disable=SC2034 # tu_line is read for the record's shape
+	while read -r tu_file tu_line tu_kind tu_key tu_val; do
+		tune_setting "$tu_file" "$tu_kind" "$tu_key" "$tu_val"
+	done <"$WORK/tu.set"
+	tune_revert_gone
+	tune_save
+	for tu_f in $TU_FAILED; do
+		fset "${tu_f%.conf}" reason "some settings could not be applied; the others were"
+		fset "${tu_f%.conf}" todo "fix or remove the lines marked failed; the kernel's own error is given"
+	done
+}
+
+# tune_active is true when state/tuning.json remembers a value to put back.
+tune_active() {
+	[ -f "$STATE/tuning.json" ] && grep -q '^  "' "$STATE/tuning.json"
+}
+
+# tune_source FILE reads conf.d/FILE into WORK/tu.set ("FILE LINE KIND KEY
+# VALUE" a line) and starts its report. FILE.add and FILE.merge are refused.
+tune_source() {
+	sources_of "$1"
+	[ -n "$SOURCES" ] || return 0
+	tsr_sn=${1%.conf}
+	case " $SOURCES " in
+	*" $1 "*) ;;
+	*)
+		for tsr_s in $SOURCES; do
+			rm -f "$WORK/$tsr_sn.f"
+			fset "$tsr_sn" status REFUSED
+			fset "$tsr_sn" file "conf.d/$tsr_s"
+			fset "$tsr_sn" reason "conf.d/$tsr_s: $1 takes the whole file, not .add or .merge"
+		done
+		return 0
+		;;
+	esac
+	TU_REPORTS="$TU_REPORTS $1"
+	fset "$tsr_sn" status OK
+	fset "$tsr_sn" file "conf.d/$1"
+	fset "$tsr_sn" sources "$1"
+	if ! take_source "$1" "$WORK/$1.n"; then
+		fset "$tsr_sn" status REFUSED
+		fset "$tsr_sn" reason "$REASON"
+		log WARN "refused" file="conf.d/$1" reason="$REASON"
+		return 0
+	fi
+	tsr_n=0
+	while IFS= read -r tsr_l; do
+		tsr_n=$((tsr_n + 1))
+		trim "$tsr_l"
+		case $TR in '' | '#'* | ';'*) continue ;; esac
+		if [ "$1" = sysctl.conf ]; then
+			parse_sysctl "$tsr_n" "$TR"
+		else
+			parse_tuning "$tsr_n" "$TR"
+		fi
+	done <"$WORK/$1.n"
+}
+
+# tune_bad FILE LINE MESSAGE reports a line that cannot be used.
+tune_bad() {
+	fset "${1%.conf}" warning "$1 line $2: $3"
+	tune_failed "$1"
+	log WARN "tuning" problem="$1 line $2: $3"
+}
+
+# parse_sysctl N LINE: `key = value`, dots or slashes, a leading - dropped.
+parse_sysctl() {
+	case $2 in *=*) ;; *)
+		tune_bad sysctl.conf "$1" "expected key = value"
+		return 0
+		;;
+	esac
+	trim "${2%%=*}"
+	trim "${TR#-}"
+	ps_key=$TR
+	trim "${2#*=}"
+	ps_val=$TR
+	if [ -z "$ps_key" ]; then
+		tune_bad sysctl.conf "$1" "expected key = value"
+		return 0
+	fi
+	sysctl_path "$ps_key"
+	if ! check_key "$SP"; then
+		tune_bad sysctl.conf "$1" "$CKERR"
+		return 0
+	fi
+	echo "sysctl.conf $1 sysctl $ps_key $ps_val" >>"$WORK/tu.set"
+}
+
+# sysctl_path KEY sets SP, the key's path under /proc/sys: dots are
+# separators unless the key already uses slashes.
+sysctl_path() {
+	SP=$1
+	case $SP in
+	*/*) ;;
+	*)
+		sy_in=$SP
+		SP=
+		while :; do
+			case $sy_in in
+			*.*)
+				SP="$SP${sy_in%%.*}/"
+				sy_in=${sy_in#*.}
+				;;
+			*)
+				SP="$SP$sy_in"
+				break
+				;;
+			esac
+		done
+		;;
+	esac
+	SP=${SP#/}
+}
+
+# parse_tuning N LINE: `KIND KEY = VALUE`.
+parse_tuning() {
+	pt_l=$2
+	pt_eq=
+	case $pt_l in *=*) pt_eq=yes ;; esac
+	trim "${pt_l#*=}"
+	pt_val=$TR
+	set -f
+	# shellcheck disable=SC2086 # split KIND and KEY on blanks on purpose
+	set -- "$1" ${pt_l%%=*}
+	set +f
+	if [ -z "$pt_eq" ] || [ $# -ne 3 ] || [ -z "$pt_val" ]; then
+		tune_bad tuning.conf "$1" "expected KIND KEY = VALUE, e.g. txqueuelen eth0 = 10000"
+		return 0
+	fi
+	case $2 in
+	sysfs)
+		if ! check_key "$3"; then
+			tune_bad tuning.conf "$1" "$CKERR"
+			return 0
+		fi
+		if ! sysfs_allowed "$3"; then
+			goquote "$3"
+			tune_bad tuning.conf "$1" "sysfs path $GQ is not one userscript writes (allowed: $SYSFS_ALLOWED)"
+			return 0
+		fi
+		;;
+	txqueuelen | irq)
+		pt_what="irq name"
+		[ "$2" = irq ] || pt_what=interface
+		if ! check_word "$3"; then
+			tune_bad tuning.conf "$1" "$pt_what $CKERR"
+			return 0
+		fi
+		goquote "$pt_val"
+		case $2:$pt_val in
+		txqueuelen:*[!0-9]*)
+			tune_bad tuning.conf "$1" "txqueuelen must be a number, not $GQ"
+			return 0
+			;;
+		irq:*[!0-9a-fA-F,]*)
+			tune_bad tuning.conf "$1" "irq wants a CPU mask in hex like 2 (CPU 1) or 3 (CPUs 0 and 1), not $GQ"
+			return 0
+			;;
+		esac
+		;;
+	cpufreq)
+		case $3 in */*/*) pt_ok= ;; *) pt_ok=yes ;; esac
+		if ! check_key "$3" || [ -z "$pt_ok" ]; then
+			goquote "$3"
+			tune_bad tuning.conf "$1" "cpufreq key $GQ: use governor, min_freq, max_freq, scaling_* or GOVERNOR/TUNABLE"
+			return 0
+		fi
+		;;
+	*)
+		goquote "$2"
+		tune_bad tuning.conf "$1" "unknown kind $GQ: use sysfs, txqueuelen, irq or cpufreq"
+		return 0
+		;;
+	esac
+	echo "tuning.conf $1 $2 $3 $pt_val" >>"$WORK/tu.set"
+}
+
+# sysfs_allowed PATH: the parts of /sys tuning.conf may write (block
+# queues, network devices, CPU frequency, transparent huge pages, module
+# parameters); nothing that powers off, removes or rebinds devices.
+sysfs_allowed() {
+	case $1 in
+	block/* | class/net/* | class/block/* | devices/system/cpu/* | kernel/mm/transparent_hugepage/*) return 0 ;;
+	module/*)
+		case $1 in */parameters/*) return 0 ;; esac
+		;;
+	esac
+	return 1
+}
+
+# check_key PATH is true for a clean relative path of plain names and glob
+# characters; else CKERR says why (the Go engine's words).
+check_key() {
+	ck_p=$1
+	goquote "$ck_p"
+	ck_q=$GQ
+	ck_dirty=
+	case $1 in
+	'' | /*) ck_dirty=yes ;;
+	*//* | */) ck_dirty=yes ;;
+	esac
+	ck_dots=
+	if [ -z "$ck_dirty" ]; then
+		ck_up=yes
+		set -f
+		ck_ifs=$IFS
+		IFS=/
+		# shellcheck disable=SC2086 # split on / on purpose
+		set -- $1
+		IFS=$ck_ifs
+		set +f
+		for ck_part in "$@"; do
+			case $ck_part in
+			.)
+				ck_dots=yes
+				[ $# -eq 1 ] || ck_dirty=yes
+				;;
+			..)
+				ck_dots=yes
+				[ -n "$ck_up" ] || ck_dirty=yes
+				;;
+			*) ck_up= ;;
+			esac
+		done
+	fi
+	if [ -n "$ck_dirty" ]; then
+		CKERR="$ck_q is not a clean relative path"
+		return 1
+	fi
+	if [ -n "$ck_dots" ]; then
+		CKERR="$ck_q climbs out with .."
+		return 1
+	fi
+	case $ck_p in
+	*[!]A-Za-z0-9._/*?:+[-]*)
+		ck_rest=${ck_p#"${ck_p%%[!]A-Za-z0-9._/*?:+[-]*}"}
+		runequote "${ck_rest%"${ck_rest#?}"}"
+		CKERR="$ck_q holds $RQ"
+		return 1
+		;;
+	esac
+	return 0
+}
+
+# check_word NAME: a plain name (an interface, an IRQ's device).
+check_word() {
+	case $1 in
+	.* | */* | *\** | *\?* | *\[* | *\]*)
+		goquote "$1"
+		CKERR="$GQ must be a plain name"
+		return 1
+		;;
+	esac
+	check_key "$1"
+}
+
+# goquote TEXT sets GQ to TEXT in double quotes, escaped as Go's %q does
+# for the characters a line can hold.
+goquote() {
+	case $1 in
+	*[\\\""$TAB$CR"]*) ;;
+	*)
+		GQ="\"$1\""
+		return 0
+		;;
+	esac
+	GQ=
+	gq_r=$1
+	while [ -n "$gq_r" ]; do
+		gq_c=${gq_r%"${gq_r#?}"}
+		gq_r=${gq_r#?}
+		case $gq_c in
+		\\) GQ="$GQ\\\\" ;;
+		\") GQ="$GQ\\\"" ;;
+		"$TAB") GQ="$GQ\\t" ;;
+		"$CR") GQ="$GQ\\r" ;;
+		"$NL") GQ="$GQ\\n" ;;
+		*) GQ="$GQ$gq_c" ;;
+		esac
+	done
+	GQ="\"$GQ\""
+}
+
+# runequote CHAR sets RQ to CHAR in single quotes, as Go's %q of a rune.
+runequote() {
+	case $1 in
+	\') RQ="'\\''" ;;
+	\\) RQ="'\\\\'" ;;
+	"$TAB") RQ="'\\t'" ;;
+	*) RQ="'$1'" ;;
+	esac
+}
+
+# ---- tuning: kernel files ----------------------------------------------------
+
+# tune_setting FILE KIND KEY VALUE applies one setting to every kernel
+# file it names.
+tune_setting() {
+	: >"$WORK/tu.p"
+	TWHY=
+	tune_paths "$2" "$3"
+	if ! [ -s "$WORK/tu.p" ]; then
+		tune_row "$1" "$2 $3" "$4" unsupported "" "$TWHY"
+		return 0
+	fi
+	while read -r tst_p; do
+		TU_WANT="$TU_WANT$tst_p "
+		tune_set "$1" "$2 $3" "$2" "$4" "$tst_p"
+	done <"$WORK/tu.p"
+}
+
+# tune_paths KIND KEY lists the device paths of a setting in WORK/tu.p;
+# when there are none, TWHY says why.
+tune_paths() {
+	case $1 in
+	sysctl)
+		sysctl_path "$2"
+		existing "/proc/sys/$SP"
+		;;
+	sysfs) existing "/sys/$2" ;;
+	txqueuelen) existing "/sys/class/net/$2/tx_queue_len" ;;
+	irq) irq_paths "$2" ;;
+	cpufreq) cpufreq_paths "$2" ;;
+	esac
+}
+
+# existing PATTERN appends the device paths matching PATTERN under the
+# root to WORK/tu.p.
+existing() {
+	ex_n=0
+	for ex_m in "$ROOT"$1; do
+		[ -e "$ex_m" ] || [ -L "$ex_m" ] || continue
+		case $ex_m in *[" $TAB"]*) continue ;; esac
+		echo "${ex_m#"$ROOT"}" >>"$WORK/tu.p"
+		ex_n=$((ex_n + 1))
+	done
+	[ "$ex_n" -gt 0 ] && return 0
+	TWHY="$1 does not exist on this kernel"
+	return 1
+}
+
+cpufreq_paths() {
+	cp_cpus="/sys/devices/system/cpu/cpu[0-9]*/cpufreq"
+	case $1 in
+	governor) existing "$cp_cpus/scaling_governor" ;;
+	min_freq | max_freq) existing "$cp_cpus/scaling_$1" ;;
+	scaling_*) existing "$cp_cpus/$1" ;;
+	*/*)
+		# A governor's tunable: system-wide on most kernels, per CPU on
+		# some.
+		existing "/sys/devices/system/cpu/cpufreq/$1" || existing "$cp_cpus/$1"
+		;;
+	*)
+		goquote "$1"
+		TWHY="cpufreq key $GQ is not known"
+		;;
+	esac
+}
+
+# irq_paths NAME: every IRQ whose /proc/interrupts line names the device,
+# never a hard-coded number (they change between kernels and boards).
+irq_paths() {
+	ip_f=$ROOT/proc/interrupts
+	if ! cat -- "$ip_f" >"$WORK/tu.irq" 2>"$WORK/tu.err"; then
+		kernel_error
+		ip_op=open
+		[ ! -d "$ip_f" ] || ip_op="read"
+		TWHY="cannot read /proc/interrupts: $ip_op $ip_f: $KERR"
+		return 0
+	fi
+	irqs_named "$1" <"$WORK/tu.irq"
+	for ip_irq in $IRQS; do
+		existing "/proc/irq/$ip_irq/smp_affinity"
+	done
+	[ -s "$WORK/tu.p" ] || TWHY="no IRQ named $1 in /proc/interrupts"
+}
+
+# irqs_named NAME reads /proc/interrupts and sets IRQS to the IRQs whose
+# line names the device after the per-CPU counters: a word NAME, or NAME-
+# or NAME: followed by more (eth0-rx). eth0 does not match eth10.
+irqs_named() {
+	in_name=$1
+	IRQS=
+	in_ncpu=-1
+	while read -r in_l; do
+		set -f
+		# shellcheck disable=SC2086 # split the line into fields on purpose
+		set -- $in_l
+		set +f
+		if [ "$in_ncpu" -lt 0 ]; then
+			in_ncpu=$#
+			continue
+		fi
+		[ $# -ge 2 ] || continue
+		in_irq=${1%:}
+		[ "$in_irq" != "$1" ] || continue
+		case $in_irq in '' | *[!0-9]*) continue ;; esac
+		shift
+		[ $# -le "$in_ncpu" ] || shift "$in_ncpu"
+		for in_w in "$@"; do
+			case ",$in_w" in
+			*",$in_name,"* | *",$in_name" | *",$in_name-"* | *",$in_name:"*)
+				case " $IRQS " in *" $in_irq "*) ;; *) IRQS="$IRQS $in_irq" ;; esac
+				;;
+			esac
+		done
+	done
+}
+
+# tune_set FILE NAME KIND VALUE PATH: read, compare, write in place, read
+# back. The value found before our first change is remembered.
+tune_set() {
+	if ! kread "$5"; then
+		tune_row "$1" "$2" "$4" failed "$5" "cannot read: $KERR"
+		return 0
+	fi
+	tse_cur=$KV
+	if same "$3" "$tse_cur" "$4"; then
+		tune_row "$1" "$2" "$4" "already set" "$5" ""
+		return 0
+	fi
+	if ! kwrite "$5" "$4"; then
+		tune_row "$1" "$2" "$4" failed "$5" "$KERR"
+		return 0
+	fi
+	prev_has "$5" || prev_add "$5" "$1" "$(selected "$tse_cur")"
+	if ! kread "$5"; then
+		tune_row "$1" "$2" "$4" failed "$5" "cannot read back: $KERR"
+	elif ! same "$3" "$KV" "$4"; then
+		goquote "$KV"
+		tune_row "$1" "$2" "$4" failed "$5" "the kernel kept $GQ"
+	else
+		tune_row "$1" "$2" "$4" applied "$5" ""
+	fi
+}
+
+# tune_row FILE NAME WANT RESULT PATH REASON logs one result and adds it to
+# FILE's status as the Go engine words it.
+tune_row() {
+	tr_s="$2 = $3: $4"
+	if [ -n "$5" ] && [ "$4" != "already set" ]; then
+		tr_s="$tr_s ($5)"
+	fi
+	[ -z "$6" ] || tr_s="$tr_s: $6"
+	log INFO "tuning" setting="$tr_s"
+	case " $TU_REPORTS " in *" $1 "*) ;; *) return 0 ;; esac
+	fset "${1%.conf}" setting "$tr_s"
+	[ "$4" != failed ] || tune_failed "$1"
+}
+
+tune_failed() { # FILE
+	fset "${1%.conf}" status FAILED
+	case " $TU_FAILED " in *" $1 "*) ;; *) TU_FAILED="$TU_FAILED $1" ;; esac
+}
+
+# kread PATH sets KV to the kernel file's value without surrounding blanks,
+# or KERR to the kernel's error.
+kread() {
+	KV=$(cat -- "$ROOT$1" 2>"$WORK/tu.err") || {
+		kernel_error
+		return 1
+	}
+	trim "$KV"
+	KV=$TR
+}
+
+# kwrite PATH VALUE writes VALUE and a newline into the kernel file in one
+# write, in place (never a rename); KERR is the kernel's error.
+kwrite() {
+	case $2 in
+	-* | *\\*)
+		# echo could take these for options or escapes
+		{
+			cat >"$ROOT$1" <<KWEOF
+$2
+KWEOF
+		} 2>"$WORK/tu.err"
+		;;
+	*) { echo "$2" >"$ROOT$1"; } 2>"$WORK/tu.err" ;;
+	esac || {
+		kernel_error
+		return 1
+	}
+}
+
+# kernel_error sets KERR to the error in WORK/tu.err in Go's words: the
+# C library's message after the last ": ", its first letter in lower case.
+kernel_error() {
+	KERR=$(tail -n 1 "$WORK/tu.err" 2>/dev/null)
+	KERR=${KERR##*: }
+	[ -n "$KERR" ] || KERR="unknown error"
+	ke_first=${KERR%"${KERR#?}"}
+	case $ke_first in
+	[A-Z]) KERR="$(lower "$ke_first")${KERR#?}" ;;
+	esac
+}
+
+lower() {
+	echo "$1" | tr ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz
+}
+
+# same KIND CURRENT WANT: equal once blanks are normalised; a list with a
+# [selected] entry (an IO scheduler) equals that entry; irq masks compare as
+# hex without leading zeros and commas.
+same() {
+	sm_k=$1
+	sm_w=$3
+	set -f
+	# shellcheck disable=SC2086 # normalise blanks on purpose
+	set -- $2
+	sm_c="$*"
+	# shellcheck disable=SC2086 # normalise blanks on purpose
+	set -- $sm_w
+	sm_w="$*"
+	set +f
+	[ "$sm_c" = "$sm_w" ] && return 0
+	case $sm_c in
+	*\[*\]*)
+		sm_s=${sm_c#*\[}
+		[ "${sm_s%%\]*}" = "$sm_w" ] && return 0
+		;;
+	esac
+	[ "$sm_k" = irq ] || return 1
+	hexnorm "$sm_c"
+	sm_c=$HN
+	hexnorm "$sm_w"
+	[ "$sm_c" = "$HN" ]
+}
+
+hexnorm() {
+	HN=$1
+	case $HN in *[A-Z]*) HN=$(lower "$HN") ;; esac
+	while :; do
+		case $HN in
+		*,*) HN=${HN%%,*}${HN#*,} ;;
+		*) break ;;
+		esac
+	done
+	while :; do
+		case $HN in
+		0*) HN=${HN#0} ;;
+		*) break ;;
+		esac
+	done
+	[ -n "$HN" ] || HN=0
+}
+
+# selected VALUE prints the value to put back: for a list with a
+# [selected] entry, that entry.
+selected() {
+	case $1 in
+	*\[*\]*)
+		sl_s=${1#*\[}
+		echo "${sl_s%%\]*}"
+		;;
+	*) echo "$1" ;;
+	esac
+}
+
+# ---- tuning: remembered values (state/tuning.json) -------------------------
+#
+# The Go engine's format: json.MarshalIndent with two spaces, keys sorted,
+# then a newline:
+#   {
+#     "/sys/block/sda/queue/scheduler": {
+#       "file": "tuning.conf",
+#       "value": "cfq"
+#     }
+#   }
+# Held in WORK/tu.prev while applying: "PATH<tab>FILE<tab>JSON-ESCAPED
+# VALUE" a line, sorted by PATH.
+
+tune_load() {
+	: >"$WORK/tu.prev"
+	[ -f "$STATE/tuning.json" ] || return 0
+	sed -n -e 's/^  "\(.*\)": {$/K\1/p' -e 's/^    "file": "\(.*\)",$/F\1/p' \
+		-e 's/^    "value": "\(.*\)"$/V\1/p' "$STATE/tuning.json" >"$WORK/tu.json"
+	tl_k=
+	tl_f=
+	while IFS= read -r tl_l; do
+		case $tl_l in
+		K*)
+			json_unesc "${tl_l#K}"
+			tl_k=$JU
+			tl_f=
+			;;
+		F*) tl_f=${tl_l#F} ;;
+		V*)
+			[ -z "$tl_k" ] || echo "$tl_k$TAB$tl_f$TAB${tl_l#V}"
+			tl_k=
+			;;
+		esac
+	done <"$WORK/tu.json" >"$WORK/tu.prev"
+}
+
+# tune_save writes state/tuning.json when it changed.
+tune_save() {
+	{
+		if ! [ -s "$WORK/tu.prev" ]; then
+			echo "{}"
+		else
+			echo "{"
+			tsv_sep=
+			while IFS="$TAB" read -r tsv_p tsv_f tsv_v; do
+				[ -z "$tsv_sep" ] || echo "  },"
+				tsv_sep=yes
+				json_esc "$tsv_p"
+				echo "  \"$JE\": {"
+				echo "    \"file\": \"$tsv_f\","
+				echo "    \"value\": \"$tsv_v\""
+			done <"$WORK/tu.prev"
+			echo "  }"
+			echo "}"
+		fi
+	} >"$WORK/tuning.json"
+	cmp -s "$WORK/tuning.json" "$STATE/tuning.json" && return 0
+	mv -f "$WORK/tuning.json" "$STATE/tuning.json" ||
+		log ERROR "tuning" reason="could not write state/tuning.json"
+}
+
+prev_has() { # PATH
+	while IFS="$TAB" read -r ph_p _; do
+		[ "$ph_p" != "$1" ] || return 0
+	done <"$WORK/tu.prev"
+	return 1
+}
+
+# prev_add PATH FILE VALUE remembers VALUE, keeping WORK/tu.prev sorted.
+prev_add() {
+	json_esc "$3"
+	pa_new="$1$TAB$2$TAB$JE"
+	pa_done=
+	while IFS= read -r pa_l; do
+		# BusyBox's test compares strings with < (byte order, like Go's sort).
+		# shellcheck disable=SC3012
+		if [ -z "$pa_done" ] && [ "$1" \< "${pa_l%%"$TAB"*}" ]; then
+			echo "$pa_new"
+			pa_done=yes
+		fi
+		echo "$pa_l"
+	done <"$WORK/tu.prev" >"$WORK/tu.prev.new"
+	[ -n "$pa_done" ] || echo "$pa_new" >>"$WORK/tu.prev.new"
+	mv -f "$WORK/tu.prev.new" "$WORK/tu.prev"
+}
+
+# tune_revert_gone writes back the remembered value of every kernel file
+# no setting names any more, and forgets it.
+tune_revert_gone() {
+	: >"$WORK/tu.keep"
+	while IFS="$TAB" read -r trg_p trg_f trg_v; do
+		case $TU_WANT in
+		*" $trg_p "*)
+			echo "$trg_p$TAB$trg_f$TAB$trg_v" >>"$WORK/tu.keep"
+			continue
+			;;
+		esac
+		json_unesc "$trg_v"
+		if ! kernel_path "$trg_p"; then
+			tune_row "$trg_f" "revert $trg_p" "$JU" failed "$trg_p" "not a kernel setting userscript writes; removed from state/tuning.json"
+			continue
+		fi
+		if [ -e "$ROOT$trg_p" ] && ! kwrite "$trg_p" "$JU"; then
+			tune_row "$trg_f" "revert $trg_p" "$JU" failed "$trg_p" "$KERR"
+			echo "$trg_p$TAB$trg_f$TAB$trg_v" >>"$WORK/tu.keep"
+			continue
+		fi
+		tune_row "$trg_f" "revert $trg_p" "$JU" reverted "$trg_p" ""
+	done <"$WORK/tu.prev"
+	mv -f "$WORK/tu.keep" "$WORK/tu.prev"
+}
+
+# kernel_path PATH: state/tuning.json is on the data disk; only paths
+# tuning could have written are ever written back.
+kernel_path() {
+	case $1 in
+	*/../* | */.. | */./* | */. | *//*) return 1 ;;
+	/proc/sys/?* | /proc/irq/[0-9]*/smp_affinity) return 0 ;;
+	/sys/?*) sysfs_allowed "${1#/sys/}" ;;
+	*) return 1 ;;
+	esac
+}
+
+# json_esc TEXT sets JE to TEXT escaped as Go's encoding/json does (for the
+# characters a kernel value holds).
+json_esc() {
+	case $1 in
+	*[\\\"\<\>\&"$TAB$CR$NL"]*) ;;
+	*)
+		JE=$1
+		return 0
+		;;
+	esac
+	JE=
+	je_r=$1
+	while [ -n "$je_r" ]; do
+		je_c=${je_r%"${je_r#?}"}
+		je_r=${je_r#?}
+		case $je_c in
+		\\) JE="$JE\\\\" ;;
+		\") JE="$JE\\\"" ;;
+		\<) JE="$JE\\u003c" ;;
+		\>) JE="$JE\\u003e" ;;
+		\&) JE="$JE\\u0026" ;;
+		"$TAB") JE="$JE\\t" ;;
+		"$CR") JE="$JE\\r" ;;
+		"$NL") JE="$JE\\n" ;;
+		*) JE="$JE$je_c" ;;
+		esac
+	done
+}
+
+# json_unesc TEXT sets JU to the JSON string TEXT unescaped.
+json_unesc() {
+	case $1 in
+	*\\*) ;;
+	*)
+		JU=$1
+		return 0
+		;;
+	esac
+	JU=
+	ju_r=$1
+	while [ -n "$ju_r" ]; do
+		ju_c=${ju_r%"${ju_r#?}"}
+		ju_r=${ju_r#?}
+		if [ "$ju_c" != \\ ]; then
+			JU="$JU$ju_c"
+			continue
+		fi
+		ju_c=${ju_r%"${ju_r#?}"}
+		ju_r=${ju_r#?}
+		case $ju_c in
+		t) JU="$JU$TAB" ;;
+		r) JU="$JU$CR" ;;
+		n) JU="$JU$NL" ;;
+		u)
+			case $ju_r in
+			003c* | 003C*) JU="$JU<" ;;
+			003e* | 003E*) JU="$JU>" ;;
+			0026*) JU="$JU&" ;;
+			*) JU="$JU\\u${ju_r%"${ju_r#????}"}" ;;
+			esac
+			ju_r=${ju_r#????}
+			;;
+		*) JU="$JU$ju_c" ;;
+		esac
+	done
+}
+
 # ---- apply --------------------------------------------------------------------
 
 cmd_apply() {
@@ -741,11 +1669,16 @@ cmd_apply() {
 	RESTARTED=
 	scan
 	for ap_n in $TARGETS; do
-		case " $SRC " in *" $ap_n "*) plan "$ap_n" ;; esac
+		case " $SRC " in
+		*" $ap_n "*) plan "$ap_n" ;;
+		*) [ ! -f "$STATE/written/$ap_n" ] || restore "$ap_n" ;;
+		esac
 	done
 	for ap_n in $UNK; do
 		unknown "$ap_n"
 	done
+	# The services restart with the new kernel values in place.
+	tune
 	restart_services
 	ap_rc=0
 	for ap_n in $TARGETS $UNK; do
@@ -756,6 +1689,11 @@ cmd_apply() {
 		FAILED) ap_rc=1 ;;
 		REFUSED) [ "$ap_rc" -eq 0 ] && ap_rc=3 ;;
 		esac
+	done
+	for ap_n in $TUNING_FILES; do
+		[ -f "$WORK/${ap_n%.conf}.f" ] || continue
+		write_status "${ap_n%.conf}"
+		echo "$ap_n: $r_status"
 	done
 	log INFO "apply done" changed="${CHANGED# }" restarted="${RESTARTED# }"
 	rm -rf "$WORK"
@@ -867,10 +1805,6 @@ poll_term() {
 # next poll tries again. The sh apply runs in this very process (not a
 # subshell), so that the pid in state/lock.d is the one doing the work.
 poll_apply() {
-	if [ -n "${USERSCRIPT_GO:-}" ]; then
-		"$USERSCRIPT_GO" apply </dev/null >/dev/null 2>&1
-		return 0
-	fi
 	cmd_apply >/dev/null 2>&1
 	[ $? -ne 75 ]
 }
@@ -904,12 +1838,15 @@ cmd_status() {
 	else
 		echo "userscript: poller not running"
 	fi
+	cmd_words
+}
+
+cmd_words() {
 	for cs_f in "$CONF"/*.status; do
 		[ -f "$cs_f" ] || continue
 		cs_n=${cs_f##*/}
 		safe_name "$cs_n" || continue
-		cs_w=$(sed -n "s/^status: \(.*\)$CR\$/\1/p" "$cs_f" | head -n 1)
-		echo "${cs_n%.status}: $cs_w"
+		echo "${cs_n%.status}: $(status_word "${cs_n%.status}")"
 	done
 }
 
@@ -936,6 +1873,7 @@ main() {
 	poll) cmd_poll ;;
 	stop) cmd_stop ;;
 	status) cmd_status ;;
+	words) cmd_words ;;
 	running) cmd_running ;;
 	version) cmd_version ;;
 	probe)
@@ -943,7 +1881,7 @@ main() {
 		cmd_probe "${2:-}"
 		;;
 	*)
-		echo "usage: engine.sh apply|poll|stop|status|version" >&2
+		echo "usage: engine.sh apply|poll|stop|running|status|words|version|probe BIN" >&2
 		exit 2
 		;;
 	esac
