@@ -162,6 +162,10 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 		sys = &system.DryRun{System: sys}
 	}
 	stateDir := filepath.Join(app, "state")
+	eng := &overlay.Engine{Sys: sys, Profile: prof, App: app, Strict: set.Strict, Keep: set.Keep}
+	if err := eng.CheckDirs(); err != nil {
+		return nil, nil, err
+	}
 	release := func() {}
 	if lock && !dry {
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -173,7 +177,8 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 		release = func() { l.Release() }
 	}
 	e.log = e.logger(stateDir, dry)
-	return &overlay.Engine{Sys: sys, Profile: prof, App: app, Strict: set.Strict, Keep: set.Keep, Log: e.log}, release, nil
+	eng.Log = e.log
+	return eng, release, nil
 }
 
 func (e *env) logger(stateDir string, dry bool) *slog.Logger {

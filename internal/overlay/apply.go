@@ -157,7 +157,9 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 	}
 	v := e.check(ctx, kind, staged)
 	for _, x := range v.Execs {
-		e.logger().Info("exec", "argv", strings.Join(x.Argv, " "), "exit", x.ExitCode, "err", errString(x.Err), "stderr", x.Stderr)
+		// The validator's own output is not logged: it can quote files the
+		// candidate includes (the log is on the share); its verdict is.
+		e.logger().Info("exec", "argv", strings.Join(x.Argv, " "), "exit", x.ExitCode, "err", errString(x.Err))
 	}
 	r.Validated = v.Tool
 	r.Warnings = v.Warnings
@@ -376,6 +378,10 @@ func (e *Engine) record(gen *history.Generation) error {
 	return e.history().Record(gen, contents)
 }
 
+// maxUnknownStatus bounds the UNKNOWN status files one apply writes: ten
+// thousand stray files must not keep the lock for minutes.
+const maxUnknownStatus = 20
+
 // writeStatuses writes every report, and one for each source that names
 // no target.
 func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
@@ -385,7 +391,12 @@ func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
 		}
 		e.writeStatus(o.Item.Target.Name, o.Report)
 	}
+	written := 0
 	for _, src := range plan.Unknown {
+		if written == maxUnknownStatus {
+			e.logger().Warn("more files name no target; no status files written for them", "count", len(plan.Unknown)-maxUnknownStatus)
+			break
+		}
 		if profile.CheckName(src.Target) != nil {
 			e.logger().Warn("ignored a file with an unusable name", "file", src.File)
 			continue
@@ -399,6 +410,7 @@ func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
 			Sources: []string{src.File},
 		})
 		e.logger().Warn("no such target", "file", src.File, "profile", e.Profile.Name)
+		written++
 	}
 }
 

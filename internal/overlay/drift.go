@@ -12,6 +12,10 @@ import (
 func (e *Engine) captureDrift(it *Item) {
 	dir := filepath.Join(e.confDir(), ".captured")
 	name := it.Target.Name + "." + e.Sys.Now().UTC().Format("20060102T150405Z")
+	if fi, err := e.Sys.Lstat(dir); err == nil && !fi.IsDir() {
+		e.logger().Error("capture drift: conf.d/.captured is not a folder (a symlink?); not writing through it", "target", it.Target.Name)
+		return
+	}
 	if err := e.Sys.MkdirAll(dir, 0o755); err != nil {
 		e.logger().Error("capture drift", "target", it.Target.Name, "err", err)
 		return

@@ -56,10 +56,8 @@ type Plan struct {
 // finds (a base is the live file whenever the live file is not what we
 // last wrote).
 func (e *Engine) Plan(capture bool) (*Plan, error) {
-	if _, err := e.Sys.Lstat(e.confDir()); err != nil {
-		// Never take a missing conf.d for "no sources": that would give
-		// every target back to the firmware while the data disk is away.
-		return nil, fmt.Errorf("%s: %w; is the data disk mounted?", e.confDir(), err)
+	if err := e.CheckDirs(); err != nil {
+		return nil, err
 	}
 	set, err := source.Scan(e.Sys, e.confDir())
 	if err != nil {
@@ -211,4 +209,23 @@ func Compute(base []byte, srcs []source.Source) ([]byte, error) {
 		want = []byte{}
 	}
 	return want, nil
+}
+
+// CheckDirs makes sure conf.d and state/ are real folders of the app
+// dir: a symlink there (planted over the share) would make root read and
+// write wherever it points.
+func (e *Engine) CheckDirs() error {
+	fi, err := e.Sys.Lstat(e.confDir())
+	if err != nil {
+		// Never take a missing conf.d for "no sources": that would give
+		// every target back to the firmware while the data disk is away.
+		return fmt.Errorf("%s: %w; is the data disk mounted?", e.confDir(), err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder (a symlink?); userscript only uses a real conf.d folder: replace it with one", e.confDir())
+	}
+	if fi, err := e.Sys.Lstat(e.stateDir()); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder (a symlink?); remove it, userscript makes a new one", e.stateDir())
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/nas-userscript/userscript/internal/system"
 )
@@ -115,9 +116,23 @@ func read(sys system.System, path string, typ fs.FileMode) ([]byte, error) {
 	case !typ.IsRegular():
 		return nil, fmt.Errorf("is not a regular file (%s)", typ.Type())
 	}
+	if fi, err := sys.Lstat(path); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			// A hard link can be another file (a secret root may read)
+			// under a name in conf.d.
+			return nil, fmt.Errorf("has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy")
+		}
+	}
 	data, err := sys.ReadFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err // the path is the user's own file name
+		}
 		return nil, err
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("holds NUL bytes; it is not a text file")
 	}
 	return Normalize(data), nil
 }

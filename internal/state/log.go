@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,9 +39,18 @@ func (l *LogFile) Write(p []byte) (int, error) {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		// A link planted over the share: never append through it.
+		os.Remove(l.path)
+		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	}
 	if err != nil {
 		return 0, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return 0, fmt.Errorf("%s: not a regular file", l.path)
 	}
 	n, err := f.Write(p)
 	if cerr := f.Close(); err == nil {

@@ -156,9 +156,15 @@ func readProftpd(stderr []byte, candidate string) proftpdOutput {
 		case strings.HasPrefix(msg, "fatal: "):
 			if o.fatal == "" {
 				o.fatal = strings.TrimPrefix(msg, "fatal: ")
-				if m := reOnLine.FindStringSubmatch(o.fatal); m != nil && m[3] == candidate {
-					o.fatal = m[1]
-					fmt.Sscan(m[2], &o.fatalLine)
+				if m := reOnLine.FindStringSubmatch(o.fatal); m != nil {
+					if m[3] == candidate {
+						o.fatal = m[1]
+						fmt.Sscan(m[2], &o.fatalLine)
+					} else {
+						// Never echo another file's line: it may be
+						// /etc/shadow, and the status is on the share.
+						o.fatal = fmt.Sprintf("the included file %s has an error on its line %s (not shown); fix or remove the Include", m[3], m[2])
+					}
 				}
 			}
 		case strings.HasPrefix(msg, "warning: "):

@@ -8,6 +8,7 @@ import (
 // smbConf is smb.conf read the way Samba's own parser (lib/util/tini.c)
 // reads it, kept only to put line numbers on testparm's messages.
 type smbConf struct {
+	text         string // the candidate itself
 	params       []smbParam
 	syntax       string // the first line Samba cannot parse, as "line N: ..."
 	emptySection int    // line of the first "[]"
@@ -35,7 +36,7 @@ func isCSpace(r rune) bool {
 // one. A line starting with [ must have a ]; a line with = must have a
 // name before it; other lines are ignored by Samba.
 func parseSmbConf(data []byte) smbConf {
-	var c smbConf
+	c := smbConf{text: string(data)}
 	phys := strings.Split(string(data), "\n")
 	for i := 0; i < len(phys); i++ {
 		start := i + 1

@@ -22,6 +22,7 @@ var (
 	reDirPerms   = regexp.MustCompile(`WARNING: (\w+ directory \S+ should have permissions.*)`)
 	reError      = regexp.MustCompile(`ERROR: (.*)`)
 	reWarning    = regexp.MustCompile(`WARNING: (.*)`)
+	reQuoted     = regexp.MustCompile(`"[^"]*"|'[^']*'`)
 	reQuotedName = regexp.MustCompile(`'([^'=]+?)\s*(?:=[^']*)?'`)
 )
 
@@ -122,14 +123,44 @@ func testparmWarnings(o testparmOutput, conf smbConf) []string {
 		unknown, msg = o.ignored, "Ignoring unknown parameter %q"
 	}
 	seen := map[string]int{}
+	included := false
 	for _, name := range unknown {
-		w = append(w, atLine(conf.lineOf(name, seen), fmt.Sprintf(msg, name)))
+		line := conf.lineOf(name, seen)
+		if line == 0 {
+			included = true // not a line of ours: never echo another file
+			continue
+		}
+		w = append(w, atLine(line, fmt.Sprintf(msg, name)))
 	}
 	seen = map[string]int{}
 	for _, name := range o.deprecated {
-		w = append(w, atLine(conf.lineOf(name, seen), fmt.Sprintf("The %q option is deprecated", name)))
+		line := conf.lineOf(name, seen)
+		if line == 0 {
+			included = true
+			continue
+		}
+		w = append(w, atLine(line, fmt.Sprintf("The %q option is deprecated", name)))
 	}
-	return append(w, o.warnings...)
+	if included {
+		w = append(w, "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)")
+	}
+	for _, m := range o.warnings {
+		w = append(w, redact(m, conf.text))
+	}
+	return w
+}
+
+// redact hides every quoted part of a validator's message that is not
+// text of the candidate itself: a message about an included file must
+// not copy that file's content into a status file on the share.
+func redact(msg, candidate string) string {
+	out := reQuoted.ReplaceAllStringFunc(msg, func(q string) string {
+		if strings.Contains(candidate, q[1:len(q)-1]) {
+			return q
+		}
+		return q[:1] + "…" + q[len(q)-1:]
+	})
+	return out
 }
 
 // testparmRefusal names the first problem of a file testparm could not
@@ -140,11 +171,15 @@ func testparmRefusal(o testparmOutput, conf smbConf) string {
 		if p, ok := conf.paramWithValue(value); ok {
 			return atLine(p.line, fmt.Sprintf("%s = %s: %s", p.name, value, msg))
 		}
-		return fmt.Sprintf("%q: %s", value, msg)
+		return "a value in an included file: " + msg
 	}
 	if len(o.invalid) > 0 {
 		value, name := o.invalid[0][0], o.invalid[0][1]
-		return atLine(conf.lineOf(name, map[string]int{}), fmt.Sprintf("invalid value %q for parameter %q", value, name))
+		line := conf.lineOf(name, map[string]int{})
+		if line == 0 {
+			return "an invalid value in an included file"
+		}
+		return atLine(line, fmt.Sprintf("invalid value %q for parameter %q", value, name))
 	}
 	if o.noService && conf.emptySection > 0 {
 		return atLine(conf.emptySection, "No service name in service entry: a section header needs a name")
@@ -157,7 +192,7 @@ func testparmRefusal(o testparmOutput, conf smbConf) string {
 		if m := reQuotedName.FindStringSubmatch(o.errors[0]); m != nil {
 			line = conf.lineOf(m[1], map[string]int{})
 		}
-		return atLine(line, o.errors[0])
+		return atLine(line, redact(o.errors[0], conf.text))
 	}
 	return ""
 }
