@@ -42,30 +42,7 @@ func (n *NAS) UseSmbd() (*Smbd, error) {
 	}
 	conf := filepath.Join(n.Root, SmbConf)
 	pid := filepath.Join(s.Dir, "stub.pid")
-	script := fmt.Sprintf(`#!/bin/sh
-# firmsim: logs its call and runs a real smbd on 127.0.0.1:%d
-echo "S80samba.sh $*" >>%s
-pidf=%s
-stop() {
-	[ -f "$pidf" ] || return 0
-	read -r p <"$pidf"
-	kill "$p" 2>/dev/null
-	i=0
-	while kill -0 "$p" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	rm -f "$pidf"
-}
-start() {
-	%s -F --no-process-group --debug-stdout -s %s </dev/null >>%s 2>&1 &
-	echo "$!" >"$pidf"
-}
-case "$1" in
-start) start ;;
-stop) stop ;;
-restart) stop; start ;;
-esac
-exit 0
-`, port, shQuote(filepath.Join(n.Root, RestartLog)), shQuote(pid), shQuote(bin),
-		shQuote(conf), shQuote(filepath.Join(s.Dir, "smbd.out")))
+	script := n.daemonScript("S80samba.sh", pid, shQuote(bin)+" -F --no-process-group --debug-stdout -s "+shQuote(conf), filepath.Join(s.Dir, "smbd.out"))
 	if err := n.SetROMScript("S80samba.sh", script); err != nil {
 		return nil, err
 	}

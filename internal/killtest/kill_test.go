@@ -30,9 +30,9 @@ var userscript string
 
 func TestMain(m *testing.M) {
 	dir, _ := os.MkdirTemp("", "killtest-")
-	userscript = filepath.Join(dir, "userscript")
-	if out, err := exec.Command("go", "build", "-o", userscript, "../../cmd/userscript").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	var err error
+	if userscript, err = firmsim.BuildEngine(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
 var userscript string // the binary under test, built once
@@ -20,10 +22,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	userscript = filepath.Join(dir, "userscript")
-	out, err := exec.Command("go", "build", "-o", userscript, "../../cmd/userscript").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	if userscript, err = firmsim.BuildEngine(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -14,75 +14,6 @@ import (
 	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
-// useProftpd makes the simulated S91proftpd.sh run a real proftpd on a
-// loopback port, with all its files under dir.
-func useProftpd(t *testing.T, nas *firmsim.NAS) (port int) {
-	t.Helper()
-	bin, err := exec.LookPath("proftpd")
-	if err != nil {
-		bin = "/usr/sbin/proftpd"
-	}
-	port, err = firmsim.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(nas.Dir, "proftpd")
-	conf := filepath.Join(nas.Root, firmsim.ProftpdConf)
-	script := fmt.Sprintf(`#!/bin/sh
-echo "S91proftpd.sh $*" >>'%s'
-pidf='%s/stub.pid'
-stop() {
-	[ -f "$pidf" ] || return 0
-	read -r p <"$pidf"
-	kill "$p" 2>/dev/null
-	i=0
-	while kill -0 "$p" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	rm -f "$pidf"
-}
-start() {
-	'%s' -n -c '%s' </dev/null >>'%s/proftpd.out' 2>&1 &
-	echo "$!" >"$pidf"
-}
-case "$1" in
-start) start ;;
-stop) stop ;;
-restart) stop; start ;;
-esac
-exit 0
-`, filepath.Join(nas.Root, firmsim.RestartLog), dir, bin, conf, dir)
-	writeFile(t, filepath.Join(dir, ".keep"), "")
-	if err := nas.SetROMScript("S91proftpd.sh", script); err != nil {
-		t.Fatal(err)
-	}
-	// The device's proftpd has mod_ident built in; Debian's loads it.
-	rom := fmt.Sprintf(`<IfModule mod_dso.c>
-ModulePath /usr/lib/proftpd
-LoadModule mod_ident.c
-</IfModule>
-ServerName "IB-NAS4220-B"
-ServerType standalone
-DefaultServer on
-DefaultAddress 127.0.0.1
-SocketBindTight on
-UseIPv6 off
-Port %d
-User nobody
-Group nogroup
-PidFile %s/proftpd.pid
-ScoreboardFile %s/proftpd.scoreboard
-DelayTable none
-WtmpLog off
-TransferLog none
-`, port, dir, dir)
-	if err := nas.SetROM(firmsim.ProftpdConf, rom); err != nil {
-		t.Fatal(err)
-	}
-	if err := nas.Restore(); err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
 // banner connects like an FTP client and returns the server's greeting.
 func banner(port int) (string, error) {
 	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 2*time.Second)
@@ -113,7 +44,10 @@ func TestProftpdLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := useProftpd(t, nas)
+	port, err := nas.UseProftpd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stub := filepath.Join(nas.Root, firmsim.RCDir, "S91proftpd.sh")
 	t.Cleanup(func() { exec.Command("sh", stub, "stop").Run() })
 	if err := nas.RunServices("start"); err != nil {

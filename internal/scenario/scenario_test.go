@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
 var (
@@ -20,13 +22,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	goBin = filepath.Join(dir, "userscript")
-	cmd := exec.Command("go", "build", "-o", goBin, "./cmd/userscript")
-	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		goBuildErr = fmt.Errorf("go build ./cmd/userscript: %v\n%s", err, out)
-	}
+	goBin, goBuildErr = firmsim.BuildEngine(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
