@@ -105,21 +105,66 @@ log() {
 		*) lg_line="$lg_line $lg_kv" ;;
 		esac
 	done
+	log_ok || return 0
 	echo "$lg_line" >>"$STATE/log"
+}
+
+# log_ok is true when state/log may be appended to: a regular file, or
+# none yet. Anything else planted there (a link, a FIFO) is removed, never
+# written through; when it cannot be removed (a folder), nothing is logged.
+log_ok() {
+	if [ -L "$STATE/log" ] || { [ -e "$STATE/log" ] && ! [ -f "$STATE/log" ]; }; then
+		rm -f "$STATE/log" 2>/dev/null
+		if [ -L "$STATE/log" ] || [ -e "$STATE/log" ]; then
+			return 1
+		fi
+		echo "$NOW WARN state/log was not a regular file (a link or other): removed it; a fresh log starts here" >"$STATE/log"
+	fi
+	return 0
+}
+
+# plain_slot PATH makes PATH free for a file of ours to be renamed onto
+# (PATH is in our own state/): a link, a folder or anything not a regular
+# file planted there is removed. It fails when something stays.
+plain_slot() {
+	if [ -L "$1" ] || { [ -e "$1" ] && ! [ -f "$1" ]; }; then
+		rm -rf -- "$1" 2>/dev/null
+		if [ -L "$1" ] || [ -e "$1" ]; then
+			return 1
+		fi
+		log WARN "removed what was planted in state/ (not a regular file)" file="${1#"$APP"/}"
+	fi
+	return 0
+}
+
+# put_file SRC DST renames SRC (ours, in DST's folder or state/tmp) over
+# DST in state/; mv replaces a link itself instead of writing through it.
+put_file() {
+	plain_slot "$2" || return 1
+	mv -f -- "$1" "$2"
 }
 
 ensure_dirs() {
 	for ed in "$CONF" "$STATE"; do
 		[ -L "$ed" ] && die "$ed is a symbolic link; remove it (userscript never follows links)"
 	done
-	mkdir -p "$CONF" "$STATE/base" "$STATE/written" || die "$STATE: cannot create it"
+	mkdir -p "$CONF" "$STATE" || die "$STATE: cannot create it"
+	for ed in "$STATE/base" "$STATE/written"; do
+		if [ -L "$ed" ] || { [ -e "$ed" ] && ! [ -d "$ed" ]; }; then
+			rm -f -- "$ed"
+			log WARN "removed what was planted in state/ (not a folder)" file="${ed#"$APP"/}"
+		fi
+		mkdir -p "$ed" || die "$ed: cannot create it"
+		[ -L "$ed" ] && die "$ed is a symbolic link; remove it (userscript never follows links)"
+	done
 }
 
 rotate_log() {
+	log_ok || return 0
 	rl_size=$(file_size "$STATE/log")
 	case $rl_size in '' | *[!0-9]*) return 0 ;; esac
 	if [ "${#rl_size}" -gt 9 ] || [ "$rl_size" -gt "$LOG_MAX" ]; then
-		mv -f "$STATE/log" "$STATE/log.1"
+		put_file "$STATE/log" "$STATE/log.1"
 	fi
 }
 
@@ -224,7 +269,10 @@ lock_take() {
 	lt_wait=0
 	while ! mkdir "$STATE/lock.d" 2>/dev/null; do
 		lt_pid=
-		{ read -r lt_pid <"$STATE/lock.d/pid"; } 2>/dev/null
+		# Only a regular file is read: a FIFO planted there would block.
+		if ! [ -L "$STATE/lock.d/pid" ] && [ -f "$STATE/lock.d/pid" ]; then
+			{ read -r lt_pid <"$STATE/lock.d/pid"; } 2>/dev/null
+		fi
 		if [ -n "$lt_pid" ] && ! is_ours "$lt_pid"; then
 			log WARN "stale lock taken over" pid="$lt_pid"
 			rm -rf "$STATE/lock.d"
@@ -238,8 +286,9 @@ lock_take() {
 		sleep 1
 		lt_wait=$((lt_wait + 1))
 	done
-	echo "$$" >"$STATE/lock.d/pid"
 	LOCKED=yes
+	rm -f "$STATE/lock.d/pid.tmp"
+	echo "$$" >"$STATE/lock.d/pid.tmp" && put_file "$STATE/lock.d/pid.tmp" "$STATE/lock.d/pid"
 }
 
 lock_release() {
@@ -289,7 +338,7 @@ run_bounded() {
 # ignored NAME: editor droppings and our own files, never reported.
 ignored() {
 	case $1 in
-	.* | '~$'* | *.tmp | *.swp | *.swx | *'~' | *.status | README* | examples) return 0 ;;
+	.* | '~$'* | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp] | *.[Ss][Ww][Xx] | *'~' | *.status | README* | examples) return 0 ;;
 	esac
 	return 1
 }
@@ -302,13 +351,22 @@ safe_name() {
 	return 0
 }
 
+# UNK_MAX: at most this many unknown names get a status file per apply.
+UNK_MAX=20
+
 # scan sets SRC (targets with sources), TUNE (tuning files with sources)
-# and UNK (unknown names) from conf.d.
+# and UNK (unknown names, at most UNK_MAX; UNK_MORE counts the rest) from
+# conf.d. A name no target can have (over 64 bytes, or one whose target
+# part ends in .add, .merge, .status, .tmp, .swp) gets a log line only.
 scan() {
 	SRC=
 	TUNE=
 	UNK=
+	UNK_MORE=0
+	sc_nunk=0
+	sc_last=
 	sc_odd=0
+	sc_bad=0
 	for sc_f in "$CONF"/*; do
 		[ -e "$sc_f" ] || [ -L "$sc_f" ] || continue
 		sc_n=${sc_f##*/}
@@ -323,16 +381,39 @@ scan() {
 		*) sc_b=$sc_n ;;
 		esac
 		[ -n "$sc_b" ] || continue
+		sc_why=
+		case $sc_b in
+		*.add | *.merge | *.status | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp])
+			sc_why="its target part ends in ${sc_b##*.}"
+			;;
+		esac
+		[ "${#sc_b}" -le 64 ] || sc_why="its target part is longer than 64 bytes"
+		if [ -n "$sc_why" ]; then
+			sc_bad=$((sc_bad + 1))
+			[ "$sc_bad" -gt "$UNK_MAX" ] ||
+				log WARN "ignored: no target can have this name" name="$sc_n" reason="$sc_why"
+			continue
+		fi
 		if is_target "$sc_b"; then
 			case " $SRC " in *" $sc_b "*) ;; *) SRC="$SRC $sc_b" ;; esac
 		elif is_tuning "$sc_b"; then
 			case " $TUNE " in *" $sc_b "*) ;; *) TUNE="$TUNE $sc_b" ;; esac
 		else
-			case " $UNK " in *" $sc_b "*) ;; *) UNK="$UNK $sc_b" ;; esac
+			case " $UNK " in *" $sc_b "*) continue ;; esac
+			if [ "$sc_nunk" -lt "$UNK_MAX" ]; then
+				UNK="$UNK $sc_b"
+				sc_nunk=$((sc_nunk + 1))
+			elif [ "$sc_b" != "$sc_last" ]; then
+				UNK_MORE=$((UNK_MORE + 1))
+				sc_last=$sc_b
+			fi
 		fi
 	done
 	if [ "$sc_odd" -gt 0 ]; then
 		log WARN "ignored files in conf.d whose names hold characters other than letters, digits and . _ -" count="$sc_odd"
+	fi
+	if [ "$sc_bad" -gt "$UNK_MAX" ]; then
+		log WARN "ignored more files in conf.d that no target can be named after" count="$((sc_bad - UNK_MAX))"
 	fi
 }
 
@@ -348,9 +429,13 @@ sources_of() {
 }
 
 # take_source NAME OUT copies conf.d/NAME to OUT, normalised, or sets
-# REASON and TODO and fails.
+# REASON and TODO and fails. It reads a hard link of the source made in
+# state/tmp (same file system), checked after it is made: swapped in the
+# meantime for a link or a FIFO, the hard link is a link or a FIFO too, and
+# is never opened. Only when ln fails is the source itself read.
 take_source() {
 	ts_f=$CONF/$1
+	ts_l=$WORK/src.$1
 	TODO="put the file itself into conf.d (not a link, not a folder, at most 1 MiB)"
 	if [ -L "$ts_f" ]; then
 		REASON="conf.d/$1 is a symbolic link; links in conf.d are never followed"
@@ -360,13 +445,36 @@ take_source() {
 		REASON="conf.d/$1 is not a regular file"
 		return 1
 	fi
-	ts_size=$(file_size "$ts_f")
-	if too_big "$ts_size"; then
-		REASON="conf.d/$1 is larger than 1 MiB ($ts_size bytes)"
+	ls_fields "$ts_f"
+	if too_big "$LS_SIZE"; then
+		REASON="conf.d/$1 is larger than 1 MiB ($LS_SIZE bytes)"
 		return 1
 	fi
-	rm -f "$2.raw"
-	if ! cat -- "$ts_f" >"$2.raw"; then
+	if [ "$LS_LINKS" != 1 ]; then
+		REASON="conf.d/$1: has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy"
+		TODO="save conf.d/$1 as a plain copy (not a hard link of another file)"
+		return 1
+	fi
+	rm -rf "$ts_l" "$2.raw"
+	if ln -- "$ts_f" "$ts_l" 2>/dev/null; then
+		ls_fields "$ts_l"
+		case $LS_MODE in
+		-*) [ "$LS_LINKS" = 2 ] && ! too_big "$LS_SIZE" ;;
+		*) false ;;
+		esac || {
+			rm -f "$ts_l"
+			REASON="conf.d/$1 changed while it was read"
+			TODO="save it again"
+			return 1
+		}
+		cat -- "$ts_l" >"$2.raw"
+		ts_rc=$?
+		rm -f "$ts_l"
+	else
+		cat -- "$ts_f" >"$2.raw"
+		ts_rc=$?
+	fi
+	if [ "$ts_rc" -ne 0 ]; then
 		REASON="conf.d/$1 could not be read"
 		return 1
 	fi
@@ -376,7 +484,25 @@ take_source() {
 		TODO="save it again"
 		return 1
 	fi
+	# shellcheck disable=SC2094 # both only read it
+	if ! tr -d '\000' <"$2.raw" | cmp -s - "$2.raw"; then
+		REASON="conf.d/$1: holds NUL bytes; it is not a text file"
+		TODO="save conf.d/$1 as plain text"
+		return 1
+	fi
 	normalise "$2.raw" "$2"
+}
+
+# ls_fields PATH sets LS_MODE, LS_LINKS and LS_SIZE from `ls -lnd` (the
+# entry itself, never what a link points to).
+ls_fields() {
+	set -f
+	# shellcheck disable=SC2046 # split ls's fields on purpose
+	set -- $(ls -lnd -- "$1" 2>/dev/null)
+	set +f
+	LS_MODE=${1:-}
+	LS_LINKS=${2:-}
+	LS_SIZE=${5:-}
 }
 
 # normalise IN OUT: drop leading UTF-8 BOMs and every CR at a line end,
@@ -423,18 +549,31 @@ capture_base() {
 		cb_lh=$(md5sum <"$2")
 		cb_lh=${cb_lh%% *}
 	fi
-	if [ -n "$cb_lh" ] && written_has "$1" "$cb_lh" && [ -f "$STATE/base/$1" ]; then
-		return 0
+	CB_MISSING=
+	if [ -n "$cb_lh" ] && written_has "$1" "$cb_lh"; then
+		# The live file is ours: the stored base is the firmware's file. A
+		# base that is a link or not a regular file counts as missing (it
+		# is removed, never read); it is needed unless a replacement is.
+		base_ok "$1" && return 0
+		plain_slot "$STATE/base/$1" || return 1
+		[ -f "$WORK/$1.n" ] && return 0
+		CB_MISSING=yes
+		return 1
 	fi
-	rm -f "$STATE/base/$1.tmp"
+	rm -rf "$STATE/base/$1.tmp"
 	if [ -f "$2" ]; then
 		cat "$2" >"$STATE/base/$1.tmp" || return 1
 	else
 		: >"$STATE/base/$1.tmp"
 	fi
-	mv -f "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
+	put_file "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
 	rm -f "$STATE/written/$1"
 	log INFO "base captured" target="$1" md5="${cb_lh:-none}"
+}
+
+# base_ok NAME is true when state/base/NAME is a regular file, not a link.
+base_ok() {
+	! [ -L "$STATE/base/$1" ] && [ -f "$STATE/base/$1" ]
 }
 
 # compose NAME writes WORK/NAME.target: the replacement or the base, then
@@ -444,8 +583,10 @@ compose() {
 	co_out=$WORK/$1.target
 	if [ -f "$WORK/$1.n" ]; then
 		cp "$WORK/$1.n" "$co_out"
-	else
+	elif base_ok "$1"; then
 		cat "$STATE/base/$1" >"$co_out"
+	else
+		: >"$co_out"
 	fi
 	if [ -f "$WORK/$1.add.n" ] && ! ends_with "$co_out" "$WORK/$1.add.n"; then
 		ends_nl "$co_out" || echo >>"$co_out"
@@ -513,6 +654,7 @@ validate_testparm() {
 testparm_warnings() {
 	grep -e 'Unknown parameter encountered' -e 'deprecated' "$WORK/$1.vout" |
 		head -n 10 >"$WORK/$1.warn"
+	tw_inc=
 	while read -r tw_w; do
 		case $tw_w in
 		*'Unknown parameter encountered'*) tw_w="Unknown parameter encountered${tw_w#*Unknown parameter encountered}" ;;
@@ -524,8 +666,15 @@ testparm_warnings() {
 			tw_line=$(grep -n -i -F -e "$tw_p" "$2" | head -n 1)
 			tw_line=${tw_line%%:*}
 		fi
-		fset "$1" warning "${tw_line:+line $tw_line: }$tw_w"
+		if [ -z "$tw_line" ]; then
+			# Not a line of ours: never echo another file.
+			tw_inc=yes
+			continue
+		fi
+		fset "$1" warning "line $tw_line: $tw_w"
 	done <"$WORK/$1.warn"
+	[ -z "$tw_inc" ] ||
+		fset "$1" warning "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)"
 }
 
 validate_proftpd() {
@@ -537,7 +686,18 @@ validate_proftpd() {
 	vp_rc=$?
 	log INFO "validate" target="$1" argv="proftpd -t -c" exit="$vp_rc"
 	if [ "$vp_rc" -ne 0 ]; then
-		vp_reason=$(sed -n 's/.*fatal: \(.*\) on line \([0-9][0-9]*\) of .*/line \2: \1/p' "$WORK/$1.vout" | head -n 1)
+		# A line of another (included) file is never echoed: it may be
+		# /etc/shadow's, and the status file is on the share.
+		vp_reason=
+		vp_at=$(sed -n 's/.*fatal: .* on line \([0-9][0-9]*\) of \(.*\)$/\1 \2/p' "$WORK/$1.vout" | head -n 1)
+		vp_file=${vp_at#* }
+		vp_file=${vp_file#\'}
+		vp_file=${vp_file%\'}
+		if [ -n "$vp_at" ] && [ "$vp_file" = "$2" ]; then
+			vp_reason=$(sed -n 's/.*fatal: \(.*\) on line \([0-9][0-9]*\) of .*/line \2: \1/p' "$WORK/$1.vout" | head -n 1)
+		elif [ -n "$vp_at" ]; then
+			vp_reason="the included file $vp_file has an error on its line ${vp_at%% *} (not shown); fix or remove the Include"
+		fi
 		[ -n "$vp_reason" ] || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
 		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
 		return 1
@@ -593,6 +753,11 @@ plan() {
 		return 0
 	fi
 	if ! capture_base "$1" "$pl_live"; then
+		if [ -n "$CB_MISSING" ]; then
+			refuse "$1" "$FIRST" "state/base/$1 is missing, so the firmware's own $TPATH is unknown; reboot the NAS (the firmware restores it) or delete state/written/$1" \
+				"reboot the NAS, or delete state/written/$1 to keep the live file as it is"
+			return 0
+		fi
 		failed "$1" "could not save the base of $TPATH in state/base" "check that the data disk is writable and not full"
 		return 0
 	fi
@@ -667,10 +832,10 @@ remember_written() {
 set_written() {
 	sw_f=$STATE/written/$1
 	shift
-	rm -f "$sw_f.tmp"
+	rm -rf "$sw_f.tmp"
 	for sw_l in "$@"; do
 		echo "$sw_l"
-	done >"$sw_f.tmp" && mv -f "$sw_f.tmp" "$sw_f"
+	done >"$sw_f.tmp" && put_file "$sw_f.tmp" "$sw_f"
 }
 
 # written_lines NAME sets WL to the lines of state/written/NAME, joined by
@@ -678,7 +843,7 @@ set_written() {
 # old); a file matching any of them is ours.
 written_lines() {
 	WL=
-	[ -f "$STATE/written/$1" ] || return 0
+	! [ -L "$STATE/written/$1" ] && [ -f "$STATE/written/$1" ] || return 0
 	while read -r wl_l; do
 		WL="$WL${WL:+ }$wl_l"
 	done <"$STATE/written/$1"
@@ -707,7 +872,7 @@ restore() {
 			"check $TPATH on the device"
 		return 0
 	fi
-	if ! [ -f "$STATE/base/$1" ] && is_written "$1" "$rt_live"; then
+	if ! base_ok "$1" && is_written "$1" "$rt_live"; then
 		refuse "$1" "$1" "state/base/$1 is missing, so the firmware's own $TPATH is unknown; reboot the NAS (the firmware restores it) or delete state/written/$1" \
 			"reboot the NAS, or delete state/written/$1 to keep the live file as it is"
 		return 0
@@ -849,11 +1014,13 @@ line() {
 # than time: changed.
 write_status() {
 	ws_dst=$CONF/$1.status
+	# render sets r_status, which apply prints, also when the file is
+	# skipped.
+	render "$1" no >"$WORK/$1.cmp"
 	if [ -L "$ws_dst" ] || { [ -e "$ws_dst" ] && ! [ -f "$ws_dst" ]; }; then
-		log WARN "not writing a status file over a link or folder" file="conf.d/$1.status"
+		log WARN "not writing a status file over a link, folder or FIFO; skipped it" file="conf.d/$1.status"
 		return 0
 	fi
-	render "$1" no >"$WORK/$1.cmp"
 	if [ -f "$ws_dst" ]; then
 		sed -e '/^time: /d' "$ws_dst" >"$WORK/$1.old"
 		cmp -s "$WORK/$1.cmp" "$WORK/$1.old" && return 0
@@ -914,7 +1081,7 @@ tune() {
 
 # tune_active is true when state/tuning.json remembers a value to put back.
 tune_active() {
-	[ -f "$STATE/tuning.json" ] && grep -q '^  "' "$STATE/tuning.json"
+	! [ -L "$STATE/tuning.json" ] && [ -f "$STATE/tuning.json" ] && grep -q '^  "' "$STATE/tuning.json"
 }
 
 # tune_source FILE reads conf.d/FILE into WORK/tu.set ("FILE LINE KIND KEY
@@ -1475,7 +1642,7 @@ selected() {
 
 tune_load() {
 	: >"$WORK/tu.prev"
-	[ -f "$STATE/tuning.json" ] || return 0
+	! [ -L "$STATE/tuning.json" ] && [ -f "$STATE/tuning.json" ] || return 0
 	sed -n -e 's/^  "\(.*\)": {$/K\1/p' -e 's/^    "file": "\(.*\)",$/F\1/p' \
 		-e 's/^    "value": "\(.*\)"$/V\1/p' "$STATE/tuning.json" >"$WORK/tu.json"
 	tl_k=
@@ -1517,7 +1684,7 @@ tune_save() {
 		fi
 	} >"$WORK/tuning.json"
 	cmp -s "$WORK/tuning.json" "$STATE/tuning.json" && return 0
-	mv -f "$WORK/tuning.json" "$STATE/tuning.json" ||
+	put_file "$WORK/tuning.json" "$STATE/tuning.json" ||
 		log ERROR "tuning" reason="could not write state/tuning.json"
 }
 
@@ -1663,7 +1830,13 @@ cmd_apply() {
 		return 75
 	fi
 	rm -rf "$WORK"
-	mkdir -p "$WORK"
+	# mkdir without -p: a link planted as state/tmp in between fails it.
+	if ! mkdir "$WORK" || [ -L "$WORK" ]; then
+		log ERROR "apply failed: cannot make state/tmp"
+		lock_release
+		echo "userscript: cannot make $WORK" >&2
+		return 1
+	fi
 	CHANGED=
 	SVCS=
 	RESTARTED=
@@ -1677,6 +1850,9 @@ cmd_apply() {
 	for ap_n in $UNK; do
 		unknown "$ap_n"
 	done
+	if [ "$UNK_MORE" -gt 0 ]; then
+		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
+	fi
 	# The services restart with the new kernel values in place.
 	tune
 	restart_services
@@ -1752,8 +1928,8 @@ cmd_poll() {
 			echo "userscript: a poller is already running (pid $PP)"
 			return 0
 		fi
-		rm -f "$STATE/poll.pid.tmp"
-		echo "$$" >"$STATE/poll.pid.tmp" && mv -f "$STATE/poll.pid.tmp" "$STATE/poll.pid"
+		rm -rf "$STATE/poll.pid.tmp"
+		echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
 	fi
 	NOW=
 	log INFO "poller started" pid="$$" interval="$PI"
