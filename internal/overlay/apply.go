@@ -245,6 +245,17 @@ func (e *Engine) commit(ctx context.Context, res *Result, outs []*Outcome, gen *
 	res.Generation = gen
 	slices.Sort(services)
 	gen.Result = history.OK
+	// A service that was not serving before (the owner does not use NFS,
+	// say) cannot prove the new files wrong by not serving after.
+	servingBefore := map[string]bool{}
+	if e.Confirm {
+		for _, name := range services {
+			servingBefore[name] = e.probe(ctx, e.Profile.Services[name]) == ""
+			if !servingBefore[name] {
+				e.logger().Info("service was not serving before the restart; its health is not checked", "service", name)
+			}
+		}
+	}
 	for _, name := range services {
 		x := e.restart(ctx, name)
 		res.Restarts = append(res.Restarts, x)
@@ -252,7 +263,7 @@ func (e *Engine) commit(ctx context.Context, res *Result, outs []*Outcome, gen *
 		why := ""
 		if !x.OK() {
 			why = restartFailure(x)
-		} else if e.Confirm {
+		} else if e.Confirm && servingBefore[name] {
 			if err := e.healthy(ctx, e.Profile.Services[name]); err != nil {
 				why = fmt.Sprintf("%s did not prove healthy: %v", name, err)
 			}

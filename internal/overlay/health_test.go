@@ -46,7 +46,18 @@ func TestConfirmedRestart(t *testing.T) {
 		t.Fatalf("healthy apply: %v, %+v", err, res.Generation)
 	}
 
-	ln.Close() // the service dies with the next config
+	// The service dies when it restarts with the next config: the
+	// restart script leaves a mark, and the listener closes on it.
+	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte("#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\ntouch \"$USERSCRIPT_ROOT/died\"\n"), 0o755)
+	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(f.root, "died")); err == nil {
+				ln.Close()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	f.source(t, "a.conf", "kills it\n")
 	res, err = f.eng.Apply(ctx)
 	if err == nil || !strings.Contains(err.Error(), "nothing accepts on TCP port") {
@@ -75,5 +86,30 @@ func TestConfirmedRestart(t *testing.T) {
 	prev, err := history.Previous(gens)
 	if err != nil || prev.ID != 1 {
 		t.Errorf("Previous = %+v, %v; want generation 1", prev, err)
+	}
+}
+
+// A service that was not serving before the restart is not held to its
+// port afterwards: the new files cannot be blamed for a daemon the owner
+// never ran.
+func TestConfirmSkipsServiceThatWasDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // nothing serves there, before or after
+	f := newFixture(t)
+	f.eng.Confirm = true
+	svc := f.eng.Profile.Services["svc"]
+	svc.Ports, svc.Timeout = []int{port}, 2*time.Second
+	f.eng.Profile.Services["svc"] = svc
+	f.source(t, "a.conf", "new\n")
+	res, err := f.eng.Apply(context.Background())
+	if err != nil || res.Generation.Result != history.OK {
+		t.Fatalf("apply: %v, %+v", err, res.Generation)
+	}
+	if got := f.live(t, "etc/a.conf"); got != "new\n" {
+		t.Errorf("live = %q", got)
 	}
 }
