@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A small proftpd.conf with the seed's tuning for the IcyBox.
@@ -103,15 +104,23 @@ func snapshotRun(t *testing.T) map[string]runEntry {
 
 func sameRun(t *testing.T, before, after map[string]runEntry) {
 	t.Helper()
+	for _, d := range runDiff(before, after) {
+		t.Error(d)
+	}
+}
+
+func runDiff(before, after map[string]runEntry) []string {
+	var diffs []string
 	for p, a := range after {
 		b, ok := before[p]
 		switch {
 		case !ok:
-			t.Errorf("%s is new after Check", p)
+			diffs = append(diffs, p+" is new after Check")
 		case a != b:
-			t.Errorf("%s was changed by Check", p)
+			diffs = append(diffs, p+" was changed by Check")
 		}
 	}
+	return diffs
 }
 
 // TestProftpdLeavesRunAlone proves that proftpd -t, which as root writes
@@ -141,12 +150,23 @@ func TestProftpdLeavesRunAlone(t *testing.T) {
 		}
 	}
 
-	before := snapshotRun(t)
-	r := Check(context.Background(), Proftpd, path, Options{})
-	if !r.Validated || r.Refused {
-		t.Fatalf("%+v", r)
+	// Other proftpd -t runs on this machine (the sh engine's, in tests
+	// running alongside) may touch /run at any moment: a Check that leaks
+	// changes /run every time, so it is enough that one of three
+	// attempts leaves /run as it was.
+	var diffs []string
+	for attempt := 0; attempt < 3; attempt++ {
+		before := snapshotRun(t)
+		r := Check(context.Background(), Proftpd, path, Options{})
+		if !r.Validated || r.Refused {
+			t.Fatalf("%+v", r)
+		}
+		if diffs = runDiff(before, snapshotRun(t)); len(diffs) == 0 {
+			return
+		}
+		time.Sleep(time.Second)
 	}
-	sameRun(t, before, snapshotRun(t))
+	t.Errorf("every attempt changed /run: %v", diffs)
 }
 
 // TestProftpdWithoutNamespace proves the fallback when unshare(2) is not
