@@ -48,14 +48,20 @@ func TestConfirmedRestart(t *testing.T) {
 
 	// The service dies when it restarts with the next config: the
 	// restart script leaves a mark, and the listener closes on it.
-	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte("#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\ntouch \"$USERSCRIPT_ROOT/died\"\n"), 0o755)
+	// The script waits until the listener is closed, so the health
+	// probe after it can only find the port dead.
+	script := "#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\n" +
+		"[ -e \"$USERSCRIPT_ROOT/closed\" ] && exit 0\ntouch \"$USERSCRIPT_ROOT/died\"\n" +
+		"i=0; while [ ! -e \"$USERSCRIPT_ROOT/closed\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte(script), 0o755)
 	go func() {
 		for {
 			if _, err := os.Stat(filepath.Join(f.root, "died")); err == nil {
 				ln.Close()
+				os.WriteFile(filepath.Join(f.root, "closed"), nil, 0o644)
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond)
 		}
 	}()
 	f.source(t, "a.conf", "kills it\n")

@@ -111,7 +111,7 @@ func (n *nas) waitLive(want string) {
 
 func (n *nas) conf(name string) string { return filepath.Join(n.app, "conf.d", name) }
 
-var fast = Quiet{Min: 50 * time.Millisecond, Max: 500 * time.Millisecond}
+var fast = Quiet{Min: 150 * time.Millisecond, Max: time.Second}
 
 // Every way editors and file copies save a file is seen, and each save is
 // applied exactly once (one generation, one restart).
