@@ -10,7 +10,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 DIST ?= dist
 TARGETS ?= $(sort $(patsubst build/%/vars,%,$(wildcard build/*/vars)))
-SHELL_SCRIPTS := package/init package/lib/engine.sh scripts/dist.sh
+SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) scripts/dist.sh $(wildcard bench/*.sh)
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise".

@@ -25,7 +25,7 @@ setup() { # DIR
 	printf '#!/bin/sh\nexit 0\n' >"$1/root/system/hddapp/etc/rc.d/S80samba.sh"
 	chmod +x "$1/root/system/hddapp/etc/rc.d/S80samba.sh"
 	printf 'profile = "nas4220b"\n[services.samba]\nports = []\nprocess = ""\n' >"$1/app/userscript.toml"
-	cp "$top/package/lib/engine.sh" "$1/app/lib/"
+	cp "$top"/package/lib/*.sh "$1/app/lib/"
 	"$tmp/userscript" profiles --sh nas4220b >"$1/app/lib/profile"
 	echo bench >"$1/app/lib/version"
 	printf '[global]\n\tworkgroup = V0\n' >"$1/app/conf.d/smb.conf"

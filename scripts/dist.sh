@@ -40,7 +40,7 @@ fi
 rm -f "$stage/host"
 
 cp package/init "$top/init"
-cp package/lib/engine.sh "$top/lib/engine.sh"
+cp package/lib/*.sh "$top/lib/"
 {
 	echo "# sh engine settings, rendered at build time (USERSCRIPT_POLL overrides)"
 	echo "poll $POLL"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/scenario"
 )
 
 // runs is how many kills each engine gets: USERSCRIPT_KILL_RUNS, or 60
@@ -76,11 +77,10 @@ func newDevice(t *testing.T, sh bool) *device {
 		}
 		path, d.shell = bin, shell
 		lib := filepath.Join(d.app, "lib")
-		src, err := os.ReadFile("../../package/lib/engine.sh")
-		if err != nil {
+		os.MkdirAll(lib, 0o755)
+		if err := scenario.CopyEngine("../../package/lib", lib); err != nil {
 			t.Fatal(err)
 		}
-		write(t, filepath.Join(lib, "engine.sh"), string(src))
 		p, _ := profile.Builtin("nas4220b")
 		var b bytes.Buffer
 		p.WriteShell(&b)

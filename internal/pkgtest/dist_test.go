@@ -104,6 +104,8 @@ func checkLayout(t *testing.T, target string, ents []entry) {
 	}
 	for _, want := range []string{
 		"userscript/init", "userscript/lib/engine.sh", "userscript/lib/profile",
+		"userscript/lib/sources.sh", "userscript/lib/targets.sh", "userscript/lib/tuning.sh",
+		"userscript/lib/kernel.sh", "userscript/lib/tunestate.sh",
 		"userscript/lib/settings", "userscript/lib/version", "userscript/userscript.toml",
 		"userscript/conf.d/README.md", "userscript/conf.d/examples/smb.conf",
 		"userscript/conf.d/examples/proftpd.conf", "userscript/conf.d/examples/exports",

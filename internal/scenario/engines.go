@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,11 +33,7 @@ func (s ShEngine) Prepare(w *World) error {
 	if err := os.MkdirAll(lib, 0o755); err != nil {
 		return err
 	}
-	src, err := os.ReadFile(filepath.Join(s.Lib, "engine.sh"))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(lib, "engine.sh"), src, 0o755); err != nil {
+	if err := CopyEngine(s.Lib, lib); err != nil {
 		return err
 	}
 	var prof bytes.Buffer
@@ -70,4 +67,23 @@ func run(w *World, argv ...string) (int, string, error) {
 		return -1, out.String(), err
 	}
 	return 0, out.String(), nil
+}
+
+// CopyEngine copies the sh engine (engine.sh and the parts it sources)
+// from the package's lib folder src into dst.
+func CopyEngine(src, dst string) error {
+	parts, err := filepath.Glob(filepath.Join(src, "*.sh"))
+	if err != nil || len(parts) == 0 {
+		return fmt.Errorf("%s: no sh engine here (%v)", src, err)
+	}
+	for _, p := range parts {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(p)), data, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
