@@ -3,6 +3,7 @@ package firmsim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -250,17 +251,26 @@ func (n *NAS) Environ() []string {
 func (n *NAS) run(argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = n.Environ()
-	cmd.Dir = n.Root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 5 * time.Second
-	// Like the firmware's boot, in a session of their own: smbd signals
-	// its whole process group when it stops.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err := cmd.Run()
-	return out.Bytes(), err
+	for try := 0; ; try++ {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = n.Environ()
+		cmd.Dir = n.Root
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.WaitDelay = 5 * time.Second
+		// Like the firmware's boot, in a session of their own: smbd
+		// signals its whole process group when it stops.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		err := cmd.Run()
+		// A script just written by Restore may still be open for writing
+		// in a child another test forked at that moment (it closes at its
+		// exec): "text file busy" passes in a moment.
+		if errors.Is(err, syscall.ETXTBSY) && try < 50 {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		return out.Bytes(), err
+	}
 }
 
 // Calls returns the lines of ROOT/restarts.log: every rc.d call since the

@@ -250,15 +250,24 @@ func (r *Real) Run(ctx context.Context, argv []string) Exec {
 	if filepath.IsAbs(prog) {
 		prog = r.Root(prog)
 	}
-	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Env = append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 	var out tailBuffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
+	var err error
+	for try := 0; ; try++ {
+		cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+		cmd.Env = append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 2 * time.Second
+		cmd.Stdout = &out
+		cmd.Stderr = &out
+		err = cmd.Run()
+		// A script being written at this moment (the firmware's, or a
+		// test's) is "text file busy" for a moment.
+		if !errors.Is(err, syscall.ETXTBSY) || try == 10 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	e.Duration = time.Since(start)
 	e.Output = out.String()
 	var exitErr *exec.ExitError
