@@ -88,9 +88,3 @@ func printExplain(e *env, format string, layers []merge.Layer, key []string) err
 	}
 	return nil
 }
-
-func mergeFormat(target string) (string, bool) { return merge.FormatFor(target) }
-
-func baseLayer(base []byte) []merge.Layer {
-	return []merge.Layer{{Name: "base", Kind: merge.KindBase, Data: base}}
-}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nas-userscript/userscript/internal/merge"
 	"github.com/nas-userscript/userscript/internal/overlay"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/source"
@@ -58,8 +59,12 @@ func runRender(ctx context.Context, e *env, args []string) error {
 	}
 	srcs = overlay.Ordered(srcs)
 	if *explain {
-		format, _ := mergeFormat(target)
-		return printExplain(e, format, append(baseLayer(base), sourceLayers(srcs)...), nil)
+		format, ok := merge.FormatFor(target)
+		if !ok {
+			return fmt.Errorf("render --explain: %s is not a key = value file", target)
+		}
+		base := []merge.Layer{{Name: "base", Kind: merge.KindBase, Data: base}}
+		return printExplain(e, format, append(base, sourceLayers(srcs)...), nil)
 	}
 	want, err := overlay.Compute(base, srcs)
 	if err != nil {

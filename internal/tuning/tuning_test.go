@@ -3,6 +3,7 @@ package tuning
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,6 +216,9 @@ func TestApplyAndRevert(t *testing.T) {
 	}
 	// A line removed: its original value comes back.
 	rows, _ = tu.Apply(append(sys, tun[1:]...))
+	if !slices.ContainsFunc(rows, func(r Row) bool { return r.Result == Reverted && r.Path == "/sys/block/sda/queue/scheduler" }) {
+		t.Errorf("no reverted row for the removed scheduler line: %+v", rows)
+	}
 	if read(t, root, "sys/block/sda/queue/scheduler") != "cfq" {
 		t.Errorf("scheduler after its line was removed: %q", read(t, root, "sys/block/sda/queue/scheduler"))
 	}

@@ -127,9 +127,7 @@ func exportfsVerdict(r Result, out output, exports []Export) Result {
 	case out.ExitCode == 0 || len(hostErrs)+len(other) == 0 && missing > 0:
 		// Clean, or only missing folders (which make exportfs exit 1).
 		r.Tool = tool
-		for _, l := range append(hostErrs, other...) {
-			r.Notes = append(r.Notes, l)
-		}
+		r.Notes = append(r.Notes, append(hostErrs, other...)...)
 	default:
 		msg := fmt.Sprintf("exit %d", out.ExitCode)
 		if all := append(hostErrs, other...); len(all) > 0 {
