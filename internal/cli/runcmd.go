@@ -28,7 +28,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer dl.Release()
-	eng.Confirm, eng.CaptureDrift = true, true
+	eng.CaptureDrift = true
 	w := &watch.Watcher{
 		Engine: eng,
 		Quiet:  q,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/profile"
@@ -19,12 +20,9 @@ type Engine struct {
 	App     string // the app dir (a real path)
 	Strict  bool   // validator warnings refuse
 	Keep    int    // generations kept
-	Log     *slog.Logger
-	// Confirm makes every restart prove the service healthy (process,
-	// port); an unhealthy service gets its previous files back.
-	Confirm bool
-	// ProbeHost is where service ports are probed; "" is 127.0.0.1.
-	ProbeHost string
+	// ValidateTimeout bounds each validator process (0: the default).
+	ValidateTimeout time.Duration
+	Log             *slog.Logger
 	// CaptureDrift saves a live file that something else rewrote to
 	// conf.d/.captured/ before the sources are applied over it again.
 	CaptureDrift bool
@@ -33,6 +31,14 @@ type Engine struct {
 	Paused map[string]string
 	// Check validates a staged candidate; nil means validate.Check.
 	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
+
+	// restartAnyway holds the services an interrupted transaction may
+	// have left running with files that are not live any more: the next
+	// transaction restarts them even when no file of theirs changes.
+	restartAnyway map[string]bool
+	// recovered holds, by target, a note for its status: what recovery
+	// undid at this start.
+	recovered map[string]string
 }
 
 func (e *Engine) confDir() string  { return filepath.Join(e.App, "conf.d") }
@@ -52,6 +58,11 @@ func (e *Engine) statusPath(target string) string {
 	return filepath.Join(e.confDir(), target+".status")
 }
 
+// outputPath is the file a service's restart output goes to.
+func (e *Engine) outputPath(service string) string {
+	return filepath.Join(e.stateDir(), "out", service+".log")
+}
+
 func (e *Engine) logger() *slog.Logger {
 	if e.Log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -60,7 +71,7 @@ func (e *Engine) logger() *slog.Logger {
 }
 
 func (e *Engine) check(ctx context.Context, kind, path string) validate.Result {
-	opt := validate.Options{Strict: e.Strict}
+	opt := validate.Options{Strict: e.Strict, Timeout: e.ValidateTimeout, Sys: e.Sys}
 	if e.Check != nil {
 		return e.Check(ctx, kind, path, opt)
 	}

@@ -5,95 +5,218 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // healthPoll is how often a restarted service is probed until it proves
 // healthy or its timeout ends.
 const healthPoll = 250 * time.Millisecond
 
-// healthy waits until svc proves healthy: its process (when the profile
-// names one) is alive and one of its TCP ports (when it names any)
-// accepts on the device's loopback. It returns why not when the timeout
-// ends first.
-func (e *Engine) healthy(ctx context.Context, svc profile.Service) error {
-	ctx, cancel := context.WithTimeout(ctx, svc.Timeout)
-	defer cancel()
-	for {
-		why := e.probe(ctx, svc)
-		if why == "" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errors.New(why)
-		case <-time.After(healthPoll):
-		}
-	}
+// restart runs a service's restart command with its timeout. Its output
+// goes to state/out/SERVICE.log; a daemon it starts is never waited for
+// nor, when the script runs out of time, ended.
+func (e *Engine) restart(ctx context.Context, name string) system.Exec {
+	svc := e.Profile.Services[name]
+	x := e.Sys.Run(ctx, system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
+	e.logger().Info("exec", "service", name, "argv", strings.Join(svc.Restart, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
+	return x
 }
 
-// probe returns "" when svc is healthy now, else what is wrong.
-func (e *Engine) probe(ctx context.Context, svc profile.Service) string {
+func restartFailure(x system.Exec) string {
+	why := fmt.Sprintf("%s exited %d", filepath.Base(x.Argv[0]), x.ExitCode)
+	if x.Err != nil {
+		why = fmt.Sprintf("%s: %v", filepath.Base(x.Argv[0]), x.Err)
+	}
+	if x.Output != "" {
+		why += ": " + lastLine(x.Output)
+	}
+	return why
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// An observation is what a service looked like at one moment.
+type observation struct {
+	serving bool         // its process (if named) runs and a port accepts
+	pids    map[int]bool // its processes (nil: no process to look for, or no /proc)
+	why     string       // why it is not serving
+}
+
+// observe looks at a service once: its processes, and whether one of the
+// addresses it is configured to listen on accepts. A service with
+// neither a process to find nor a port to dial is never serving: there is
+// nothing to prove it by, so its restart's exit code decides.
+func (e *Engine) observe(ctx context.Context, svc profile.Service, l listen) observation {
+	var ob observation
 	if svc.Process != "" {
-		alive, checked := e.processAlive(svc.Process)
-		if checked && !alive {
-			return fmt.Sprintf("no %s process is running", svc.Process)
+		ob.pids = e.processes(svc.Process)
+		if ob.pids != nil && len(ob.pids) == 0 {
+			ob.why = fmt.Sprintf("no %s process is running", svc.Process)
+			return ob
 		}
 	}
-	if len(svc.Ports) == 0 {
-		return ""
+	if len(l.ports) == 0 {
+		ob.serving = ob.pids != nil
+		if !ob.serving {
+			ob.why = "nothing to check it by (no process in /proc, no port)"
+		}
+		return ob
 	}
-	var d net.Dialer
-	for _, port := range svc.Ports {
+	for _, addr := range l.addrs() {
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
-		c, err := d.DialContext(dctx, "tcp", net.JoinHostPort(e.host(), strconv.Itoa(port)))
+		c, err := e.Sys.Dial(dctx, addr)
 		cancel()
 		if err == nil {
 			c.Close()
-			return ""
+			ob.serving = true
+			return ob
 		}
 	}
-	return fmt.Sprintf("nothing accepts on TCP port %s", joinInts(svc.Ports, " or "))
+	ob.why = fmt.Sprintf("nothing accepts on %s", l)
+	return ob
 }
 
-// host is where the device's ports are probed: its own loopback.
-func (e *Engine) host() string {
-	if e.ProbeHost != "" {
-		return e.ProbeHost
+// renewed says why after is not a new instance of the service seen in
+// before, or "": a restart must replace every process it had.
+func renewed(svc profile.Service, before, after observation) string {
+	if before.pids == nil || after.pids == nil {
+		return ""
 	}
-	return "127.0.0.1"
+	for pid := range after.pids {
+		if before.pids[pid] {
+			return fmt.Sprintf("the old %s process (pid %d) is still the one running: the restart did not replace it", svc.Process, pid)
+		}
+	}
+	return ""
 }
 
-// processAlive looks for a process called name in the device's /proc
-// (under the root). checked is false when there is no /proc to look in.
-func (e *Engine) processAlive(name string) (alive, checked bool) {
+// prove waits until the restarted service is healthy — serving, and its
+// processes new — then waits its settle period and checks again. It
+// returns why not when its timeout ends first or it stops in between.
+func (e *Engine) prove(ctx context.Context, svc profile.Service, before observation, l listen) error {
+	deadline := time.Now().Add(svc.Timeout)
+	for {
+		now := e.observe(ctx, svc, l)
+		why := now.why
+		if now.serving {
+			why = renewed(svc, before, now)
+		}
+		if why == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New(why)
+		}
+		time.Sleep(healthPoll)
+	}
+	settle := svc.SettlePeriod()
+	if settle == 0 {
+		return nil
+	}
+	time.Sleep(settle)
+	now := e.observe(ctx, svc, l)
+	why := now.why
+	if now.serving {
+		why = renewed(svc, before, now)
+	}
+	if why != "" {
+		return fmt.Errorf("it started, but within %s: %s", settle, why)
+	}
+	return nil
+}
+
+// processes returns the pids of the processes called name in the
+// device's /proc (under the root), or nil when there is no /proc to
+// look in.
+func (e *Engine) processes(name string) map[int]bool {
 	proc := e.Sys.Root("/proc")
-	entries, err := os.ReadDir(proc)
-	if err != nil {
-		return false, false
+	entries, err := e.Sys.ReadDir(proc)
+	if err != nil || len(entries) == 0 {
+		return nil
 	}
+	pids := map[int]bool{}
 	for _, ent := range entries {
-		if _, err := strconv.Atoi(ent.Name()); err != nil {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
 			continue
 		}
-		comm, err := os.ReadFile(filepath.Join(proc, ent.Name(), "comm"))
-		if err == nil && strings.TrimSpace(string(comm)) == name {
-			return true, true
+		comm, err := e.Sys.ReadFile(filepath.Join(proc, ent.Name(), "comm"))
+		if err == nil && strings.TrimSpace(string(comm)) == name && !zombie(e.Sys, filepath.Join(proc, ent.Name(), "stat")) {
+			pids[pid] = true
 		}
 	}
-	return false, len(entries) > 0
+	return pids
 }
 
-func joinInts(ns []int, sep string) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
+// zombie reports whether /proc/PID/stat says the process is a zombie.
+func zombie(sys system.System, stat string) bool {
+	data, err := sys.ReadFile(stat)
+	if err != nil {
+		return false
 	}
-	return strings.Join(s, sep)
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] == "Z"
+}
+
+// listen is where a service is probed: hosts × ports.
+type listen struct {
+	hosts []string
+	ports []int
+}
+
+func (l listen) addrs() []string {
+	var out []string
+	for _, h := range l.hosts {
+		for _, p := range l.ports {
+			out = append(out, net.JoinHostPort(h, strconv.Itoa(p)))
+		}
+	}
+	return out
+}
+
+func (l listen) String() string {
+	ports := make([]string, len(l.ports))
+	for i, p := range l.ports {
+		ports[i] = strconv.Itoa(p)
+	}
+	return fmt.Sprintf("TCP port %s of %s", strings.Join(ports, " or "), strings.Join(l.hosts, ", "))
+}
+
+// listenOf is where svc listens with the files of outs — after the
+// change (after) or before it: the addresses and ports its config names
+// (smb.conf, proftpd.conf), else the profile's ports on the loopback.
+func (e *Engine) listenOf(svc profile.Service, outs []*Outcome, after bool) listen {
+	l := listen{hosts: []string{"127.0.0.1"}, ports: svc.Ports}
+	ifaces, _ := e.Sys.Interfaces()
+	for _, o := range outs {
+		it := o.Item
+		data := it.Live
+		if after {
+			data = it.Want
+		}
+		if !after && !it.LiveOK {
+			continue
+		}
+		if c, ok := configuredListen(it.Target.Validator, data, ifaces); ok {
+			if len(c.ports) > 0 {
+				l.ports = c.ports
+			}
+			if len(c.hosts) > 0 {
+				l.hosts = c.hosts
+			}
+		}
+	}
+	l.hosts = slices.Compact(l.hosts)
+	return l
 }

@@ -34,7 +34,6 @@ func TestConfirmedRestart(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	f := newFixture(t)
-	f.eng.Confirm = true
 	svc := f.eng.Profile.Services["svc"]
 	svc.Ports, svc.Timeout = []int{port}, 2*time.Second
 	f.eng.Profile.Services["svc"] = svc
@@ -106,7 +105,6 @@ func TestConfirmSkipsServiceThatWasDown(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // nothing serves there, before or after
 	f := newFixture(t)
-	f.eng.Confirm = true
 	svc := f.eng.Profile.Services["svc"]
 	svc.Ports, svc.Timeout = []int{port}, 2*time.Second
 	f.eng.Profile.Services["svc"] = svc

@@ -83,8 +83,8 @@ func newFixture(t *testing.T) *fixture {
 			{Name: "c.conf", Path: "/etc/c.conf", Service: "other"},
 		},
 		Services: map[string]profile.Service{
-			"svc":   {Name: "svc", Restart: []string{"/bin/restart", "svc"}, Timeout: 5 * time.Second},
-			"other": {Name: "other", Restart: []string{"/bin/restart", "other"}, Timeout: 5 * time.Second},
+			"svc":   {Name: "svc", Restart: []string{"/bin/restart", "svc"}, Timeout: 5 * time.Second, Settle: -1},
+			"other": {Name: "other", Restart: []string{"/bin/restart", "other"}, Timeout: 5 * time.Second, Settle: -1},
 		},
 	}
 	f.eng = &Engine{Sys: system.NewReal(f.root), Profile: p, App: f.app, Keep: 3,

@@ -25,7 +25,7 @@ type Item struct {
 	Captured bool   // the base was taken from the live file just now
 	Want     []byte // the target: base + sources
 	Problem  error  // why the target cannot be applied
-	Held     bool   // the sources were rolled back and wait for an edit
+	Held     bool   // the sources were rejected or rolled back and wait for an edit
 	Drifted  bool   // something else rewrote the file we wrote
 }
 
@@ -156,7 +156,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = err
 		return
 	}
-	it.Held = held != "" && held == state.Hash(it.Want) && !bytes.Equal(it.Want, it.Live)
+	it.Held = held.Hash != "" && held.Hash == state.Hash(it.Want)
 }
 
 func needsBase(srcs []source.Source) bool {

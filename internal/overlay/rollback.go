@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/state"
@@ -17,51 +18,12 @@ import (
 // sources that were rolled back are held: they are not applied again
 // until the user edits them.
 func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
-	return e.rollback(ctx, id, status.Held, "")
-}
-
-// Recover finishes what a crash or power cut interrupted: when the newest
-// generation is still pending (written, services not yet proven
-// healthy), its files are replaced by the previous good generation's,
-// the services restarted, the generation marked rejected and its sources
-// held. It does nothing when no generation is pending.
-func (e *Engine) Recover(ctx context.Context) (*Result, error) {
-	gens, err := e.history().List()
-	if len(gens) == 0 || gens[len(gens)-1].Result != history.Pending {
+	if err := e.recover(); err != nil {
 		return nil, err
 	}
-	last := gens[len(gens)-1]
-	to := 0
-	if prev, err := history.Previous(gens); err == nil {
-		to = prev.ID
-	}
-	last.Result = history.Rejected
-	last.Note = "interrupted before its services proved healthy (crash or power cut)"
-	if err := e.history().Update(last); err != nil {
+	to, err := e.rollbackTarget(id)
+	if err != nil {
 		return nil, err
-	}
-	e.logger().Warn("recover", "generation", last.ID, "to", to)
-	reason := fmt.Sprintf("generation %d was interrupted before its services proved healthy (crash or power cut); generation %d was put back", last.ID, to)
-	return e.rollback(ctx, to, status.Rejected, reason)
-}
-
-func (e *Engine) rollback(ctx context.Context, id int, word, reason string) (*Result, error) {
-	hist := e.history()
-	gens, listErr := hist.List()
-	var to *history.Generation
-	switch {
-	case id < 0:
-		g, err := history.Previous(gens)
-		if err != nil {
-			return nil, fmt.Errorf("%w; `userscript rollback 0` returns to the firmware's own files", errors.Join(err, listErr))
-		}
-		to = g
-	case id > 0:
-		g, err := hist.Get(id)
-		if err != nil {
-			return nil, fmt.Errorf("%w; `userscript history` lists the generations there are", err)
-		}
-		to = g
 	}
 	wants, err := e.rollbackContents(to)
 	if err != nil {
@@ -75,6 +37,10 @@ func (e *Engine) rollback(ctx context.Context, id int, word, reason string) (*Re
 	if to != nil {
 		fromID = to.ID
 	}
+	reason := fmt.Sprintf("rolled back to generation %d", fromID)
+	if fromID == 0 {
+		reason = "rolled back to the firmware's own file"
+	}
 	res := &Result{}
 	var outs []*Outcome
 	for _, it := range plan.Items {
@@ -85,7 +51,7 @@ func (e *Engine) rollback(ctx context.Context, id int, word, reason string) (*Re
 		o := &Outcome{Item: it, Report: e.report(it)}
 		res.Outcomes = append(res.Outcomes, o)
 		if it.Problem == nil && !bytes.Equal(it.Want, want) {
-			if err := e.state().SetHeld(it.Target.Name, state.Hash(it.Want)); err != nil {
+			if err := e.state().SetHeld(it.Target.Name, state.Hold{Hash: state.Hash(it.Want), Word: status.Held, Reason: reason}); err != nil {
 				return nil, err
 			}
 		}
@@ -93,24 +59,39 @@ func (e *Engine) rollback(ctx context.Context, id int, word, reason string) (*Re
 			continue
 		}
 		it.Want, it.Problem, it.Held = want, nil, false
-		o.Report.Word, o.Report.Reason = word, reason
-		if reason == "" {
-			o.Report.Reason = fmt.Sprintf("rolled back to generation %d", fromID)
-		}
-		if reason == "" && fromID == 0 {
-			o.Report.Reason = "rolled back to the firmware's own file"
-		}
+		o.Report.Word, o.Report.Reason = status.Held, reason
 		o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again", it.Target.Name)
 		outs = append(outs, o)
 	}
 	if len(outs) == 0 {
 		return res, nil
 	}
-	err = e.commit(ctx, res, outs, &history.Generation{Kind: "rollback", From: fromID})
+	err = e.transact(ctx, res, outs, &history.Generation{Kind: history.Rollback, From: fromID})
 	for _, o := range outs {
 		e.writeStatus(o.Item.Target.Name, o.Report)
 	}
 	return res, err
+}
+
+// rollbackTarget is the generation id names (nil: the firmware's files).
+func (e *Engine) rollbackTarget(id int) (*history.Generation, error) {
+	hist := e.history()
+	switch {
+	case id < 0:
+		gens, listErr := hist.List()
+		g, err := history.Previous(gens)
+		if err != nil {
+			return nil, fmt.Errorf("%w; `userscript rollback 0` returns to the firmware's own files", errors.Join(err, listErr))
+		}
+		return g, nil
+	case id > 0:
+		g, err := hist.Get(id)
+		if err != nil {
+			return nil, fmt.Errorf("%w; `userscript history` lists the generations there are", err)
+		}
+		return g, nil
+	}
+	return nil, nil
 }
 
 // rollbackContents is every target's content in generation to (nil: the
@@ -142,4 +123,100 @@ func (e *Engine) rollbackContents(to *history.Generation) (map[string][]byte, er
 		wants[t.Name] = base
 	}
 	return wants, nil
+}
+
+// interrupted is the note of a generation that was pending at a start.
+const interrupted = "interrupted before its services proved healthy (a crash, a stop or a power cut)"
+
+// recover undoes what a crash, a kill or a power cut interrupted: a
+// generation still pending was never proven healthy. Its targets that
+// still hold its content get back what they held before, it is marked
+// rejected, and its services are restarted by the next transaction —
+// which applies conf.d again as a whole transaction that has to prove
+// itself. A change interrupted twice in a row is held instead (it may be
+// what brings the device down). It does nothing when none is pending.
+func (e *Engine) recover() error {
+	gens, _ := e.history().List()
+	if len(gens) == 0 || gens[len(gens)-1].Result != history.Pending {
+		return nil
+	}
+	g := gens[len(gens)-1]
+	var errs []error
+	for _, name := range g.Changed {
+		errs = append(errs, e.undo(g, name))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("recovering interrupted generation %d: %w", g.ID, err)
+	}
+	again := len(gens) > 1 && interruptedAlike(gens[len(gens)-2], g)
+	g.Result, g.Rejected, g.Note = history.Rejected, g.Changed, interrupted
+	if err := e.history().Update(g); err != nil {
+		return fmt.Errorf("state/gen: recording that generation %d was interrupted: %w", g.ID, err)
+	}
+	if e.restartAnyway == nil {
+		e.restartAnyway, e.recovered = map[string]bool{}, map[string]string{}
+	}
+	for _, name := range g.Changed {
+		e.recovered[name] = fmt.Sprintf("generation %d was interrupted before its services proved healthy (a crash, a stop or a power cut): it was undone, and this start applied conf.d again", g.ID)
+		if t, ok := e.Profile.Target(name); ok && t.Service != "" {
+			e.restartAnyway[t.Service] = true
+		}
+		if f, ok := g.File(name); ok && again && g.Kind == history.Apply {
+			reason := fmt.Sprintf("generations %d and %d, the same change, were both interrupted before their services proved healthy: it is not tried again", g.ID-1, g.ID)
+			if err := e.state().SetHeld(name, state.Hold{Hash: f.Hash, Word: status.Rejected, Reason: reason}); err != nil {
+				return err
+			}
+		}
+	}
+	e.logger().Warn("recover: undid an interrupted generation", "generation", g.ID, "held", again)
+	return nil
+}
+
+// undo gives target back what it held before generation g, when it still
+// holds what g wrote.
+func (e *Engine) undo(g *history.Generation, name string) error {
+	t, ok := e.Profile.Target(name)
+	if !ok {
+		return nil
+	}
+	f, managed := g.File(name)
+	live := e.Sys.Root(t.Path)
+	data, err := e.Sys.ReadFile(live)
+	exists := err == nil
+	if managed != exists || exists && state.Hash(data) != f.Hash {
+		return nil // g's content is not live: nothing of it to undo
+	}
+	prev, had, err := e.history().Prev(g, name)
+	if err != nil {
+		return err
+	}
+	if !had {
+		if err := e.Sys.Remove(live); err != nil {
+			return err
+		}
+		return e.state().Forget(name)
+	}
+	if err := e.state().Expect(name, state.Hash(prev)); err != nil {
+		return err
+	}
+	if err := e.Sys.WriteFile(live, prev, t.FileMode()); err != nil {
+		return err
+	}
+	return e.state().SetWritten(name, state.Hash(prev))
+}
+
+// interruptedAlike reports whether a was interrupted too, writing the
+// same content to the same targets as b.
+func interruptedAlike(a, b *history.Generation) bool {
+	if a.Note != interrupted || !slices.Equal(a.Changed, b.Changed) {
+		return false
+	}
+	for _, name := range b.Changed {
+		fa, oka := a.File(name)
+		fb, okb := b.File(name)
+		if oka != okb || fa.Hash != fb.Hash {
+			return false
+		}
+	}
+	return true
 }

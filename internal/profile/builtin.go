@@ -46,9 +46,9 @@ func nas4220b() *Profile {
 		Name:        "nas4220b",
 		Description: "IcyBox IB-NAS4220-B, stock firmware (ARMv4, sh engine only)",
 		Targets: []Target{
-			{Name: "smb.conf", Path: "/system/hddapp/etc/samba/smb.conf", Validator: ValidateTestparm, Service: "samba"},
+			{Name: "smb.conf", Path: "/system/hddapp/etc/samba/smb.conf", Validator: ValidateTestparm, Service: "samba", NeverEmpty: true},
 			{Name: "exports", Path: "/etc/exports", Validator: ValidateExports, Service: "nfs"},
-			{Name: "proftpd.conf", Path: "/system/hddapp/etc/proftpd.conf", Validator: ValidateProftpd, Service: "proftpd"},
+			{Name: "proftpd.conf", Path: "/system/hddapp/etc/proftpd.conf", Validator: ValidateProftpd, Service: "proftpd", NeverEmpty: true},
 		},
 		Services: map[string]Service{
 			"samba":   {Name: "samba", Restart: []string{rc + "S80samba.sh", "restart"}, Timeout: 60 * time.Second, Process: "smbd", Ports: []int{445, 139}},
@@ -68,9 +68,9 @@ func bananapi() *Profile {
 		Name:        "bananapi",
 		Description: "BananaPi on Arch Linux ARM with systemd (Go engine)",
 		Targets: []Target{
-			{Name: "smb.conf", Path: "/etc/samba/smb.conf", Validator: ValidateTestparm, Service: "smb"},
+			{Name: "smb.conf", Path: "/etc/samba/smb.conf", Validator: ValidateTestparm, Service: "smb", NeverEmpty: true},
 			{Name: "exports", Path: "/etc/exports", Validator: ValidateExports, Service: "nfs-server"},
-			{Name: "vsftpd.conf", Path: "/etc/vsftpd.conf", Service: "vsftpd"},
+			{Name: "vsftpd.conf", Path: "/etc/vsftpd.conf", Service: "vsftpd", NeverEmpty: true},
 		},
 		Services: map[string]Service{
 			"smb":        {Name: "smb", Restart: []string{"/usr/bin/systemctl", "restart", "smb"}, Timeout: 60 * time.Second, Process: "smbd", Ports: []int{445}},

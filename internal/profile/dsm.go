@@ -23,7 +23,7 @@ func dsm() *Profile {
 		Name:        "dsm",
 		Description: "Synology DiskStation, DSM 2-4 era (PowerPC: sh engine only)",
 		Targets: []Target{
-			{Name: "smb.conf", Path: "/usr/syno/etc/smb.conf", Validator: ValidateTestparm, Service: "samba"},
+			{Name: "smb.conf", Path: "/usr/syno/etc/smb.conf", Validator: ValidateTestparm, Service: "samba", NeverEmpty: true},
 			{Name: "exports", Path: "/etc/exports", Validator: ValidateExports, Service: "nfs"},
 		},
 		Services: map[string]Service{

@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"slices"
 	"sort"
@@ -24,6 +25,20 @@ type Target struct {
 	Path      string // absolute path on the device
 	Validator string // one of the Validate* constants
 	Service   string // service restarted when the target changes, or ""
+	// NeverEmpty refuses an empty target (a 0-byte smb.conf deletes
+	// every share: it is a failed copy, not a wish).
+	NeverEmpty bool
+	// Mode is the mode of the file when it does not exist yet (0: 0644);
+	// an existing file keeps its own mode and owner.
+	Mode fs.FileMode
+}
+
+// FileMode is the mode a new file at the target gets.
+func (t Target) FileMode() fs.FileMode {
+	if t.Mode == 0 {
+		return 0o644
+	}
+	return t.Mode
 }
 
 // A Service is a daemon on the device and how to restart it.
@@ -31,8 +46,22 @@ type Service struct {
 	Name    string
 	Restart []string // argv; an absolute argv[0] is resolved under the root
 	Timeout time.Duration
-	Process string // process name that must be alive after a restart, or ""
-	Ports   []int  // TCP ports that must accept after a restart
+	Process string // process name that must be alive (and new) after a restart, or ""
+	Ports   []int  // TCP ports that must accept after a restart (unless its config names others)
+	// Settle is how long a restarted service must stay healthy before
+	// the change is committed (0: DefaultSettle).
+	Settle time.Duration
+}
+
+// DefaultSettle is the settle period of a service that names none.
+const DefaultSettle = 3 * time.Second
+
+// SettlePeriod is how long the service must stay healthy after a restart.
+func (s Service) SettlePeriod() time.Duration {
+	if s.Settle == 0 {
+		return DefaultSettle
+	}
+	return max(s.Settle, 0)
 }
 
 // A Profile describes one kind of device.
@@ -167,7 +196,11 @@ func (p *Profile) WriteShell(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile %s\n", p.Name)
 	for _, t := range p.Targets {
-		fmt.Fprintf(&b, "target %s %s %s %s\n", t.Name, t.Path, none(t.Validator), none(t.Service))
+		flags := "-"
+		if t.NeverEmpty {
+			flags = "nonempty"
+		}
+		fmt.Fprintf(&b, "target %s %s %s %s %s %04o\n", t.Name, t.Path, none(t.Validator), none(t.Service), flags, t.FileMode().Perm())
 	}
 	for _, name := range p.serviceNames() {
 		s := p.Services[name]
@@ -177,6 +210,7 @@ func (p *Profile) WriteShell(w io.Writer) error {
 			}
 		}
 		fmt.Fprintf(&b, "service %s %d %s\n", name, int(s.Timeout/time.Second), strings.Join(s.Restart, " "))
+		fmt.Fprintf(&b, "health %s %d %s %s\n", name, int(s.SettlePeriod()/time.Second), none(s.Process), none(joinPorts(s.Ports)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -188,3 +222,11 @@ func (p *Profile) sortTargets() {
 
 // Sort puts p's targets in name order.
 func Sort(p *Profile) { p.sortTargets() }
+
+func joinPorts(ports []int) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ",")
+}

@@ -30,12 +30,15 @@ func TestNAS4220BContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `profile nas4220b
-target exports /etc/exports exports nfs
-target proftpd.conf /system/hddapp/etc/proftpd.conf proftpd proftpd
-target smb.conf /system/hddapp/etc/samba/smb.conf testparm samba
+target exports /etc/exports exports nfs - 0644
+target proftpd.conf /system/hddapp/etc/proftpd.conf proftpd proftpd nonempty 0644
+target smb.conf /system/hddapp/etc/samba/smb.conf testparm samba nonempty 0644
 service nfs 60 /system/hddapp/etc/rc.d/S85nfs.sh restart
+health nfs 3 - 2049
 service proftpd 60 /system/hddapp/etc/rc.d/S91proftpd.sh restart
+health proftpd 3 proftpd 21
 service samba 60 /system/hddapp/etc/rc.d/S80samba.sh restart
+health samba 3 smbd 445,139
 `
 	if got := b.String(); got != want {
 		t.Errorf("WriteShell:\n%s\nwant:\n%s", got, want)

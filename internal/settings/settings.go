@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,8 @@ type Settings struct {
 	Profile  string             `toml:"profile"`
 	Strict   bool               `toml:"strict"`
 	Keep     int                `toml:"keep"`
+	// ValidateTimeout bounds each validator process ("30s").
+	ValidateTimeout string `toml:"validate_timeout"`
 	Targets  map[string]Target  `toml:"targets"`
 	Services map[string]Service `toml:"services"`
 }
@@ -29,6 +32,10 @@ type Target struct {
 	Validator *string `toml:"validator"`
 	Service   *string `toml:"service"`
 	Remove    bool    `toml:"remove"`
+	// NeverEmpty refuses an empty file for the target.
+	NeverEmpty *bool `toml:"never_empty"`
+	// Mode is the octal mode a new file gets ("0644").
+	Mode string `toml:"mode"`
 }
 
 // Service changes or adds a service of the profile.
@@ -37,6 +44,7 @@ type Service struct {
 	Timeout string   `toml:"timeout"`
 	Process *string  `toml:"process"`
 	Ports   []int    `toml:"ports"`
+	Settle  string   `toml:"settle"`
 }
 
 // DefaultKeep is how many generations history keeps.
@@ -66,7 +74,27 @@ func Load(path string) (*Settings, error) {
 	if s.Keep < 1 {
 		return nil, fmt.Errorf("%s: keep = %d: keep at least 1 generation", path, s.Keep)
 	}
+	if _, err := s.Timeout(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return s, nil
+}
+
+// Timeout is validate_timeout, or 0 for the validators' default.
+func (s *Settings) Timeout() (time.Duration, error) {
+	if s.ValidateTimeout == "" {
+		return 0, nil
+	}
+	return duration("validate_timeout", s.ValidateTimeout)
+}
+
+// duration parses a setting like "60s"; it must be positive.
+func duration(key, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s = %q: write a positive duration like \"60s\"", key, v)
+	}
+	return d, nil
 }
 
 // Apply returns p changed by the settings' targets and services.
@@ -80,11 +108,21 @@ func (s *Settings) Apply(p *profile.Profile) (*profile.Profile, error) {
 			cur.Restart = sv.Restart
 		}
 		if sv.Timeout != "" {
-			d, err := time.ParseDuration(sv.Timeout)
+			d, err := duration("services."+name+".timeout", sv.Timeout)
 			if err != nil {
-				return nil, fmt.Errorf("services.%s.timeout: %w (write it like \"60s\")", name, err)
+				return nil, err
 			}
 			cur.Timeout = d
+		}
+		if sv.Settle != "" {
+			d, err := time.ParseDuration(sv.Settle)
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("services.%s.settle = %q: write a duration like \"3s\" (\"0s\": no settle period)", name, sv.Settle)
+			}
+			cur.Settle = d
+			if d == 0 {
+				cur.Settle = -1 // explicitly none
+			}
 		}
 		if sv.Process != nil {
 			cur.Process = *sv.Process
@@ -122,6 +160,16 @@ func (s *Settings) Apply(p *profile.Profile) (*profile.Profile, error) {
 		}
 		if tv.Service != nil {
 			cur.Service = *tv.Service
+		}
+		if tv.NeverEmpty != nil {
+			cur.NeverEmpty = *tv.NeverEmpty
+		}
+		if tv.Mode != "" {
+			m, err := strconv.ParseUint(tv.Mode, 8, 32)
+			if err != nil || m > 0o777 {
+				return nil, fmt.Errorf("targets.%s.mode = %q: write an octal mode like \"0644\"", name, tv.Mode)
+			}
+			cur.Mode = fs.FileMode(m)
 		}
 		if cur.Path == "" {
 			return nil, fmt.Errorf("targets.%s: a new target needs a path", name)

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
@@ -85,22 +86,46 @@ func (d *Dir) SetWritten(target, hash string) error {
 	return d.write([]byte(hash+"\n"), "written", target)
 }
 
-// Held returns the hash of the sources that must not be applied to target
-// (they were rolled back), or "".
-func (d *Dir) Held(target string) (string, error) {
-	return d.readWord("held", target)
+// A Hold keeps a target's sources from being applied: they were
+// rejected, interrupted or rolled back, and wait for an edit. Hash is the
+// hash of the target they give; Word and Reason are what the status file
+// said when they were held, for the status the next boot writes.
+type Hold struct {
+	Hash, Word, Reason string
 }
 
-// SetHeld holds target's sources with the given hash; "" releases them.
-func (d *Dir) SetHeld(target, hash string) error {
-	if hash == "" {
+// Held returns the hold on target (Hash "" when there is none).
+// state/held/NAME holds the hash, the word and the reason, a line each.
+func (d *Dir) Held(target string) (Hold, error) {
+	data, err := d.Sys.ReadFile(d.file("held", target))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Hold{}, nil
+	}
+	if err != nil {
+		return Hold{}, err
+	}
+	lines := strings.SplitN(strings.TrimRight(string(data), "\n"), "\n", 3)
+	h := Hold{Hash: strings.TrimSpace(lines[0])}
+	if len(lines) > 1 {
+		h.Word = lines[1]
+	}
+	if len(lines) > 2 {
+		h.Reason = strings.ReplaceAll(lines[2], "\n", " ")
+	}
+	return h, nil
+}
+
+// SetHeld holds target's sources; a Hold without a Hash releases them.
+func (d *Dir) SetHeld(target string, h Hold) error {
+	if h.Hash == "" {
 		err := d.Sys.Remove(d.file("held", target))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return err
 	}
-	return d.write([]byte(hash+"\n"), "held", target)
+	oneLine := strings.NewReplacer("\r", " ", "\n", " ")
+	return d.write([]byte(h.Hash+"\n"+oneLine.Replace(h.Word)+"\n"+oneLine.Replace(h.Reason)+"\n"), "held", target)
 }
 
 func (d *Dir) readWord(parts ...string) (string, error) {
@@ -114,8 +139,13 @@ func (d *Dir) readWord(parts ...string) (string, error) {
 	return strings.TrimSpace(string(data)), nil
 }
 
+// write replaces a state file, unless it already holds data: an apply
+// that changes nothing writes nothing to the data disk.
 func (d *Dir) write(data []byte, parts ...string) error {
 	name := d.file(parts...)
+	if old, err := d.Sys.ReadFile(name); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
 	if err := d.Sys.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}

@@ -4,17 +4,42 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 )
 
-// DryRun wraps a System: reads go through, every change is recorded in
-// Actions and not made.
+// DryRun wraps a System: reads go through, every change to the device or
+// the app dir is recorded in Actions and not made. Scratch folders it
+// hands out (MkdirTemp) are real, so validators still check the staged
+// candidates; Check commands run, every other command is only recorded.
 type DryRun struct {
 	System
 	Actions []string
+	scratch []string
+}
+
+// inScratch reports whether name is inside a scratch folder.
+func (d *DryRun) inScratch(name string) bool {
+	for _, dir := range d.scratch {
+		if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *DryRun) MkdirTemp(pattern string) (string, error) {
+	dir, err := d.System.MkdirTemp(pattern)
+	if err == nil {
+		d.scratch = append(d.scratch, dir)
+	}
+	return dir, err
 }
 
 func (d *DryRun) WriteFile(name string, data []byte, perm fs.FileMode) error {
+	if d.inScratch(name) {
+		return d.System.WriteFile(name, data, perm)
+	}
 	d.Actions = append(d.Actions, fmt.Sprintf("write %s (%d bytes)", name, len(data)))
 	return nil
 }
@@ -25,15 +50,32 @@ func (d *DryRun) WriteInPlace(name string, data []byte) error {
 }
 
 func (d *DryRun) MkdirAll(name string, perm fs.FileMode) error {
+	if d.inScratch(name) {
+		return d.System.MkdirAll(name, perm)
+	}
 	return nil
 }
 
 func (d *DryRun) Remove(name string) error {
+	if d.inScratch(name) {
+		return d.System.Remove(name)
+	}
 	d.Actions = append(d.Actions, "remove "+name)
 	return nil
 }
 
-func (d *DryRun) Run(ctx context.Context, argv []string) Exec {
-	d.Actions = append(d.Actions, "run "+strings.Join(argv, " "))
-	return Exec{Argv: argv, ExitCode: 0}
+func (d *DryRun) RemoveAll(name string) error {
+	if d.inScratch(name) {
+		return d.System.RemoveAll(name)
+	}
+	d.Actions = append(d.Actions, "remove "+name)
+	return nil
+}
+
+func (d *DryRun) Run(ctx context.Context, c Command) Exec {
+	if c.Check {
+		return d.System.Run(ctx, c)
+	}
+	d.Actions = append(d.Actions, "run "+strings.Join(c.Argv, " "))
+	return Exec{Argv: c.Argv, ExitCode: 0}
 }

@@ -1,14 +1,13 @@
 package system
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -150,7 +149,7 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	if err = f.Chmod(perm); err != nil {
+	if err = keepMode(f, name, perm); err != nil {
 		return err
 	}
 	if err = r.fault(StepSync, name); err != nil {
@@ -237,70 +236,63 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Run starts argv directly. Absolute argv[0] is resolved under the root;
-// a bare name is looked up in PATH.
-func (r *Real) Run(ctx context.Context, argv []string) Exec {
-	start := time.Now()
-	e := Exec{Argv: argv, ExitCode: -1}
-	if len(argv) == 0 {
-		e.Err = errors.New("empty command")
-		return e
+// keepMode gives the staged file f the mode and owner of the file it
+// replaces, or perm when there is none yet.
+func keepMode(f *os.File, name string, perm fs.FileMode) error {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return f.Chmod(perm)
 	}
-	prog := argv[0]
-	if filepath.IsAbs(prog) {
-		prog = r.Root(prog)
-	}
-	var out tailBuffer
-	var err error
-	for try := 0; ; try++ {
-		cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-		cmd.Env = append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 2 * time.Second
-		cmd.Stdout = &out
-		cmd.Stderr = &out
-		err = cmd.Run()
-		// A script being written at this moment (the firmware's, or a
-		// test's) is "text file busy" for a moment.
-		if !errors.Is(err, syscall.ETXTBSY) || try == 10 {
-			break
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+		if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
+			return err
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	e.Duration = time.Since(start)
-	e.Output = out.String()
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-		e.ExitCode = 0
-	case ctx.Err() != nil:
-		e.Err = fmt.Errorf("timed out after %s", e.Duration.Round(time.Millisecond))
-	case errors.As(err, &exitErr):
-		e.ExitCode = exitErr.ExitCode()
-	default:
-		e.Err = err
-	}
-	return e
+	return f.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
 }
 
-// tailBuffer keeps the last 2 KiB written to it.
-type tailBuffer struct{ b []byte }
-
-const tailSize = 2048
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > 2*tailSize {
-		t.b = append(t.b[:0], t.b[len(t.b)-tailSize:]...)
+func (r *Real) RemoveAll(name string) error {
+	if err := r.fault(StepRemove, name); err != nil {
+		return err
 	}
-	return len(p), nil
+	return os.RemoveAll(name)
 }
 
-func (t *tailBuffer) String() string {
-	b := t.b
-	if len(b) > tailSize {
-		b = b[len(b)-tailSize:]
+func (r *Real) MkdirTemp(pattern string) (string, error) {
+	if err := r.fault(StepCreate, pattern); err != nil {
+		return "", err
 	}
-	return strings.TrimSpace(string(bytes.ToValidUTF8(b, []byte("?"))))
+	return os.MkdirTemp("", pattern)
+}
+
+func (r *Real) Dial(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+func (r *Real) Free(name string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(name, &st); err != nil {
+		return 0, &fs.PathError{Op: "statfs", Path: name, Err: err}
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+func (r *Real) Interfaces() ([]Interface, error) {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Interface, 0, len(ifaces))
+	for _, iface := range ifaces {
+		i := Interface{Name: iface.Name}
+		addrs, _ := iface.Addrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok {
+				i.Addrs = append(i.Addrs, ipn.IP.String())
+			}
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package system
 import (
 	"context"
 	"io/fs"
+	"net"
 	"time"
 )
 
@@ -21,27 +22,77 @@ type System interface {
 	Lstat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
 	// WriteFile replaces name atomically: stage in its own directory,
-	// fsync, rename, fsync the directory.
+	// fsync, rename, fsync the directory. A file that exists keeps its
+	// mode and owner; perm is the mode of a new one.
 	WriteFile(name string, data []byte, perm fs.FileMode) error
 	// WriteInPlace writes data into an existing file without replacing
 	// it: the only way to set a kernel value in /proc/sys or /sys.
 	WriteInPlace(name string, data []byte) error
 	MkdirAll(name string, perm fs.FileMode) error
 	Remove(name string) error
-	// Run starts argv (never through a shell) and waits for it, killing
-	// it when ctx ends. An absolute argv[0] is resolved under the root.
-	Run(ctx context.Context, argv []string) Exec
+	// RemoveAll removes name and everything under it, without
+	// following links.
+	RemoveAll(name string) error
+	// MkdirTemp makes a new private folder for scratch files (staged
+	// candidates, validator output) outside the device's files.
+	MkdirTemp(pattern string) (string, error)
+	// Run starts a command (never through a shell) and waits for it;
+	// see Command for where its output goes and how it is ended.
+	Run(ctx context.Context, c Command) Exec
+	// Dial connects to a TCP address, to prove a service serves there.
+	Dial(ctx context.Context, addr string) (net.Conn, error)
+	// Interfaces lists the network interfaces and their addresses.
+	Interfaces() ([]Interface, error)
+	// Free is the space on the file system holding name that an
+	// unprivileged user (the owner, over SMB) can still use, in bytes.
+	Free(name string) (int64, error)
 	Now() time.Time
+}
+
+// A Command is one process to run.
+type Command struct {
+	// Argv is the program and its arguments. A bare Argv[0] is looked
+	// up in PATH; an absolute one is a path of this machine, except for
+	// a Service, whose command is a device path resolved under the root.
+	Argv []string
+	// Timeout bounds the run (0: only ctx does). When it ends, or ctx
+	// does, the command is ended (see Service).
+	Timeout time.Duration
+	// Output is the file that receives stdout and stderr (appended to,
+	// emptied when the command starts); "" throws them away. It is a
+	// file and never a pipe, so a daemon that a script leaves running
+	// with the script's output still open cannot hold the run up.
+	Output string
+	// StderrOnly sends only stderr to Output and throws stdout away
+	// (testparm -s prints the whole file there).
+	StderrOnly bool
+	// Service marks a service's restart script: when it runs out of
+	// time only the script itself is ended (TERM, then KILL), never the
+	// daemons it started. Other commands are ended with their whole
+	// process group.
+	Service bool
+	// Check marks a command without effect on the device (a validator):
+	// it runs under DryRun too.
+	Check bool
+	// Env is added to the environment.
+	Env []string
 }
 
 // An Exec is the outcome of one process.
 type Exec struct {
 	Argv     []string
 	ExitCode int    // -1 when it did not start or was killed
-	Output   string // stdout and stderr, the last 2 KiB
+	Output   string // the last 2 KiB of its output
 	Err      error  // why it did not start or did not finish
+	TimedOut bool
 	Duration time.Duration
 }
 
 // OK reports whether the process ran and exited 0.
 func (e Exec) OK() bool { return e.Err == nil && e.ExitCode == 0 }
+
+// An Interface is a network interface and its IP addresses.
+type Interface struct {
+	Name  string
+	Addrs []string
+}

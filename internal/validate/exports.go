@@ -33,7 +33,7 @@ var (
 // verdict stands.
 func checkExports(ctx context.Context, path string, opt Options) Result {
 	const parserOnly = "exports parser"
-	data, bad := readCandidate(parserOnly, path)
+	data, bad := readCandidate(opt, parserOnly, path)
 	if bad != nil {
 		return *bad
 	}
@@ -58,7 +58,7 @@ func checkExports(ctx context.Context, path string, opt Options) Result {
 	err := errNoNamespace(opt)
 	if err == nil {
 		err = isolated(func() error { return exportsNamespace(path) }, func() {
-			out = run(ctx, opt.timeout(), []string{prog, "-ra"})
+			out = run(ctx, opt, path, []string{prog, "-ra"})
 		})
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -117,7 +118,8 @@ func TestUnreadableCandidate(t *testing.T) {
 }
 
 // TestTimeout proves a validator that does not answer is killed after
-// Options.Timeout and leaves the candidate not validated, not refused.
+// Options.Timeout and refuses the candidate: what hangs the validator
+// would hang the service too, so it is never applied unchecked.
 func TestTimeout(t *testing.T) {
 	hang := filepath.Join(t.TempDir(), "hang")
 	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
@@ -129,8 +131,23 @@ func TestTimeout(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %s", took)
 	}
-	want{tool: "testparm -s", reason: "not validated: " + hang + ": no answer within 300ms"}.check(t, r)
-	if len(r.Execs) != 1 || r.Execs[0].ExitCode != -1 || r.Execs[0].Err == nil {
+	want{tool: "testparm -s", refused: true, reason: "testparm -s did not answer within 300ms, so the file was not applied: does it include a FIFO, a device or a file on a disk that is not there?"}.check(t, r)
+	if len(r.Execs) != 1 || r.Execs[0].ExitCode != -1 || !r.Execs[0].TimedOut {
 		t.Errorf("execs %+v", r.Execs)
+	}
+}
+
+// TestTestparmIncludesFIFO proves the real testparm, hung on an include
+// of a FIFO nobody writes to, is ended after the timeout and the
+// candidate refused.
+func TestTestparmIncludesFIFO(t *testing.T) {
+	needTool(t, "testparm")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Check(context.Background(), Testparm, candidate(t, "smb.conf", "[global]\ninclude = "+fifo+"\n"), Options{Timeout: time.Second})
+	if !r.Refused || !strings.Contains(r.Reason, "did not answer within 1s") {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -33,7 +33,7 @@ var (
 // -t would overwrite it.
 func checkProftpd(ctx context.Context, path string, opt Options) Result {
 	const tool = "proftpd -t"
-	data, bad := readCandidate(tool, path)
+	data, bad := readCandidate(opt, tool, path)
 	if bad != nil {
 		return *bad
 	}
@@ -50,18 +50,21 @@ func checkProftpd(ctx context.Context, path string, opt Options) Result {
 	var notes []string
 	err = errNoNamespace(opt)
 	if err == nil {
-		err = isolated(func() error { return shadowRunDirs(abs, data) }, func() { out = run(ctx, opt.timeout(), argv) })
+		err = isolated(func() error { return shadowRunDirs(abs, data) }, func() { out = run(ctx, opt, abs, argv) })
 	}
 	if err != nil {
 		before := proftpdFiles(runDirs)
 		if len(before) > 0 && os.Geteuid() == 0 {
 			return Result{Tool: tool, Reason: fmt.Sprintf("not validated: no private /run for proftpd -t (%v), and it would overwrite %s", err, before[0])}
 		}
-		out = run(ctx, opt.timeout(), argv)
+		out = run(ctx, opt, abs, argv)
 		notes = append(notes, fmt.Sprintf("proftpd -t ran without a private /run (%v)", err))
 		for _, p := range removeNewFiles(runDirs, before) {
 			notes = append(notes, "removed "+p+" left by proftpd -t")
 		}
+	}
+	if out.TimedOut {
+		return timedOut(tool, out, opt.timeout())
 	}
 	r := Result{Tool: tool, Execs: []Exec{out.Exec}, Notes: notes}
 	if out.Err != nil {

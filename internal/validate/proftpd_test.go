@@ -135,7 +135,7 @@ func TestProftpdLeavesRunAlone(t *testing.T) {
 
 	var inside []string
 	err := isolated(func() error { return shadowRunDirs(path, []byte(proftpdGood)) }, func() {
-		run(context.Background(), DefaultTimeout, []string{prog, "-t", "-c", path})
+		run(context.Background(), Options{}, path, []string{prog, "-t", "-c", path})
 		names, _ := os.ReadDir("/run")
 		for _, n := range names {
 			inside = append(inside, n.Name())

@@ -76,7 +76,7 @@ func readTestparm(stderr []byte) testparmOutput {
 // directory of this host.
 func checkTestparm(ctx context.Context, path string, opt Options) Result {
 	const tool = "testparm -s"
-	data, bad := readCandidate(tool, path)
+	data, bad := readCandidate(opt, tool, path)
 	if bad != nil {
 		return *bad
 	}
@@ -84,7 +84,10 @@ func checkTestparm(ctx context.Context, path string, opt Options) Result {
 	if !ok {
 		return notFound(tool, "testparm")
 	}
-	out := run(ctx, opt.timeout(), []string{prog, "-s", path})
+	out := run(ctx, opt, path, []string{prog, "-s", path})
+	if out.TimedOut {
+		return timedOut(tool, out, opt.timeout())
+	}
 	r := Result{Tool: tool, Execs: []Exec{out.Exec}}
 	if out.Err != nil {
 		r.Reason = "not validated: " + out.Err.Error()

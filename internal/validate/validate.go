@@ -1,10 +1,9 @@
 package validate
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"github.com/nas-userscript/userscript/internal/system"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,10 +21,6 @@ const (
 // DefaultTimeout bounds one validator process when Options.Timeout is 0.
 const DefaultTimeout = 30 * time.Second
 
-// maxCandidate is the largest candidate read into memory (sources are
-// limited to 1 MiB; a .add appended to a base may be somewhat larger).
-const maxCandidate = 8 << 20
-
 // Options tune a Check.
 type Options struct {
 	// Strict refuses a candidate that has Warnings (unknown or deprecated
@@ -39,6 +34,10 @@ type Options struct {
 	// "not installed".
 	LookPath func(string) (string, error)
 
+	// Sys runs the validators and reads the candidate; nil is the
+	// machine itself.
+	Sys system.System
+
 	// noNamespace makes the validators behave as if unshare(2) were not
 	// permitted (tests of the fallback).
 	noNamespace bool
@@ -50,6 +49,7 @@ type Exec struct {
 	ExitCode int    // -1 when it did not start or was killed
 	Stderr   string // the last 2 KiB
 	Err      error  // why it did not start or did not finish
+	TimedOut bool
 }
 
 // A Result is the verdict on one candidate.
@@ -89,6 +89,13 @@ func Check(ctx context.Context, kind, path string, opt Options) Result {
 		r.Reason = r.Warnings[0] + " (refused: strict validation refuses warnings)"
 	}
 	return r
+}
+
+func (o Options) sys() system.System {
+	if o.Sys == nil {
+		return system.NewReal("/")
+	}
+	return o.Sys
 }
 
 func (o Options) timeout() time.Duration {
@@ -131,17 +138,8 @@ func notFound(tool, name string) Result {
 
 // readCandidate reads the staged file; a candidate that cannot be read is
 // refused (nothing can be applied from it).
-func readCandidate(tool, path string) ([]byte, *Result) {
-	fi, err := os.Stat(path)
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	} else if err == nil && fi.Size() > maxCandidate {
-		err = fmt.Errorf("larger than %d bytes", maxCandidate)
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(path)
-	}
+func readCandidate(opt Options, tool, path string) ([]byte, *Result) {
+	data, err := opt.sys().ReadFile(path)
 	if err != nil {
 		return nil, &Result{Tool: tool, Refused: true, Reason: fmt.Sprintf("%s: cannot read the candidate: %v", path, err)}
 	}
@@ -151,54 +149,38 @@ func readCandidate(tool, path string) ([]byte, *Result) {
 // output is what a validator process printed.
 type output struct {
 	Exec
-	stdout, stderr []byte
+	stderr []byte
 }
 
-const tailSize = 2048
-
-// run starts argv (argv[0] is the program's path) and waits for it, for
-// at most timeout.
-func run(ctx context.Context, timeout time.Duration, argv []string) output {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out := output{Exec: Exec{Argv: argv, ExitCode: -1}}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "LANGUAGE=C")
-	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr limitedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out.stdout, out.stderr = stdout.b, stderr.b
-	out.Stderr = tail(stderr.b)
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		out.Err = fmt.Errorf("%s: no answer within %s", argv[0], timeout)
-	case err == nil:
-		out.ExitCode = 0
-	case errors.As(err, &exitErr):
-		out.ExitCode = exitErr.ExitCode()
-	default:
-		out.Err = err
+// run starts argv (argv[0] is the program's path) through the System
+// seam and waits for it, for at most the timeout. Its stderr goes to a
+// file next to the candidate (stdout is thrown away) and is read back.
+func run(ctx context.Context, opt Options, candidate string, argv []string) output {
+	errFile := candidate + ".stderr"
+	x := opt.sys().Run(ctx, system.Command{
+		Argv:       argv,
+		Timeout:    opt.timeout(),
+		Output:     errFile,
+		StderrOnly: true,
+		Check:      true,
+		Env:        []string{"LC_ALL=C", "LANG=C", "LANGUAGE=C"},
+	})
+	out := output{Exec: Exec{Argv: argv, ExitCode: x.ExitCode, Stderr: x.Output, Err: x.Err, TimedOut: x.TimedOut}}
+	if x.TimedOut {
+		out.Err = fmt.Errorf("%s: no answer within %s", argv[0], opt.timeout())
 	}
+	out.stderr, _ = opt.sys().ReadFile(errFile)
+	opt.sys().Remove(errFile)
 	return out
 }
 
-// limitedBuffer keeps the first MiB written to it.
-type limitedBuffer struct{ b []byte }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := 1<<20 - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func tail(b []byte) string {
-	if len(b) > tailSize {
-		b = b[len(b)-tailSize:]
-	}
-	return strings.TrimSpace(string(bytes.ToValidUTF8(b, []byte("?"))))
+// timedOut is the verdict on a candidate whose validator did not answer
+// in time: not applied, since it may be what hangs (an include of a
+// FIFO, a device or a file on a missing disk) and the service would hang
+// on it too.
+func timedOut(tool string, out output, timeout time.Duration) Result {
+	return Result{Tool: tool, Refused: true, Execs: []Exec{out.Exec},
+		Reason: fmt.Sprintf("%s did not answer within %s, so the file was not applied: does it include a FIFO, a device or a file on a disk that is not there?", tool, timeout)}
 }
 
 // lines splits process output into trimmed, non-empty lines.

@@ -37,8 +37,8 @@ type Watcher struct {
 	drifts map[string][]time.Time
 }
 
-// Run recovers an interrupted apply, applies once, then watches until ctx
-// ends.
+// Run applies once (which first undoes a transaction a crash
+// interrupted), then watches until ctx ends.
 func (w *Watcher) Run(ctx context.Context) error {
 	if w.Quiet.Min == 0 {
 		w.Quiet = Quiet{Min: DefaultMin, Max: DefaultMax}
@@ -51,17 +51,21 @@ func (w *Watcher) Run(ctx context.Context) error {
 	defer fsw.Close()
 	w.fsw = fsw
 
-	if err := w.locked(ctx, func() error {
-		res, err := w.Engine.Recover(ctx)
-		if res != nil {
-			w.Log.Warn("rolled back an interrupted apply", "generation", res.Generation)
-		}
-		return err
-	}); err != nil {
-		w.Log.Error("recover", "err", err)
-	}
 	armed := w.arm()
-	w.apply(ctx)
+	// again is set while an apply is owed: the lock was busy (another
+	// apply, `userscript rollback` by hand) and the edit must not be
+	// dropped.
+	var again <-chan time.Time
+	lockWait := RetryMin
+	owe := func(ok bool) {
+		if ok {
+			again, lockWait = nil, RetryMin
+			return
+		}
+		again = time.After(lockWait)
+		lockWait = min(2*lockWait, RetryMax)
+	}
+	owe(w.apply(ctx))
 
 	events := make(chan struct{}, 1)
 	fire := make(chan struct{})
@@ -119,7 +123,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 				retry = time.After(backoff)
 			}
 		case <-fire:
-			w.apply(ctx)
+			owe(w.apply(ctx))
+		case <-again:
+			owe(w.apply(ctx))
 		}
 	}
 }
@@ -201,18 +207,33 @@ func (w *Watcher) locked(ctx context.Context, f func() error) error {
 	return f()
 }
 
-// apply runs one apply, then pauses targets that keep drifting.
-func (w *Watcher) apply(ctx context.Context) {
-	if _, err := os.Stat(w.confDir()); err != nil {
+// Retry bounds how soon and how late an apply that found the lock busy
+// is tried again.
+var (
+	RetryMin = time.Second
+	RetryMax = 30 * time.Second
+)
+
+// apply runs one apply, then pauses targets that keep drifting. It
+// reports false when the apply could not run because the lock was busy,
+// so it is owed.
+func (w *Watcher) apply(ctx context.Context) bool {
+	if _, err := w.Engine.Sys.Lstat(w.confDir()); err != nil {
 		w.Log.Warn("conf.d is not there; waiting for it", "dir", w.confDir())
-		return
+		return true
 	}
 	var res *overlay.Result
+	ran := false
 	err := w.locked(ctx, func() error {
+		ran = true
 		var err error
 		res, err = w.Engine.Apply(ctx)
 		return err
 	})
+	if !ran {
+		w.Log.Warn("apply postponed: the lock is busy; trying again", "err", err)
+		return ctx.Err() != nil
+	}
 	if err != nil {
 		w.Log.Warn("apply", "err", err)
 	}
@@ -222,6 +243,7 @@ func (w *Watcher) apply(ctx context.Context) {
 	if w.Applied != nil {
 		w.Applied(res, err)
 	}
+	return true
 }
 
 func (w *Watcher) noteDrift(res *overlay.Result) {

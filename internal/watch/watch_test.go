@@ -45,7 +45,7 @@ func newNAS(t *testing.T) *nas {
 		Targets:  []profile.Target{{Name: "a.conf", Path: "/etc/a.conf", Validator: "fake", Service: "svc"}},
 		Services: map[string]profile.Service{"svc": {Name: "svc", Restart: []string{"/bin/restart"}, Timeout: 5 * time.Second}},
 	}
-	n.eng = &overlay.Engine{Sys: system.NewReal(n.root), Profile: p, App: n.app, Keep: 20, Confirm: true, CaptureDrift: true,
+	n.eng = &overlay.Engine{Sys: system.NewReal(n.root), Profile: p, App: n.app, Keep: 20, CaptureDrift: true,
 		Check: func(ctx context.Context, kind, path string, opt validate.Options) validate.Result {
 			return validate.Result{Validated: true, Tool: "fake"}
 		}}
@@ -66,7 +66,18 @@ func (n *nas) start(q Quiet) {
 		}}
 	go func() { n.done <- w.Run(ctx) }()
 	n.t.Cleanup(func() { cancel(); <-n.done })
-	time.Sleep(100 * time.Millisecond) // let it arm its watches
+	// Its first apply comes after its watches are in place.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		n.mu.Lock()
+		first := !n.lastApply.IsZero()
+		n.mu.Unlock()
+		if first {
+			return
+		}
+		if time.Now().After(deadline) {
+			n.t.Fatal("the watcher did not apply within 30 s of starting")
+		}
+	}
 }
 
 func (n *nas) count() int {
@@ -263,9 +274,10 @@ func TestDrift(t *testing.T) {
 }
 
 // A generation left pending (killed between writing and proving the
-// services healthy) is rolled back before anything else, and its source
-// is not applied again until edited.
-func TestPendingRolledBackAtStart(t *testing.T) {
+// services healthy) is undone before anything else and marked rejected;
+// its source is then applied again as a transaction of its own that must
+// prove itself, and the status says what happened.
+func TestPendingUndoneAtStart(t *testing.T) {
 	n := newNAS(t)
 	ctx := context.Background()
 	os.WriteFile(n.conf("a.conf"), []byte("good\n"), 0o644)
@@ -284,20 +296,21 @@ func TestPendingRolledBackAtStart(t *testing.T) {
 	n.eng.History().Update(g)
 
 	n.start(fast)
-	time.Sleep(300 * time.Millisecond)
-	if n.live() != "good\n" {
-		t.Fatalf("live = %q, want the previous good generation", n.live())
-	}
 	g, _ = n.eng.History().Get(2)
-	if g.Result != history.Rejected {
-		t.Errorf("generation 2 is %s, want rejected", g.Result)
+	if g.Result != history.Rejected || !strings.Contains(g.Note, "interrupted") {
+		t.Errorf("generation 2 is %s (%s), want rejected as interrupted", g.Result, g.Note)
+	}
+	g3, err := n.eng.History().Get(3)
+	if err != nil || g3.Result != history.OK {
+		t.Fatalf("generation 3: %+v %v, want the change applied again and proven", g3, err)
+	}
+	if n.live() != "interrupted\n" {
+		t.Errorf("live = %q", n.live())
 	}
 	st, _ := os.ReadFile(n.conf("a.conf.status"))
-	if !strings.Contains(string(st), "status: REJECTED") || !strings.Contains(string(st), "interrupted") {
+	if !strings.Contains(string(st), "status: OK") || !strings.Contains(string(st), "generation 2 was interrupted") {
 		t.Errorf("status:\n%s", st)
 	}
-	os.WriteFile(n.conf("a.conf"), []byte("edited\n"), 0o644)
-	n.waitLive("edited\n")
 }
 
 // Edits keep coming while the service takes a second to restart: every

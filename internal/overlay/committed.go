@@ -1,0 +1,85 @@
+package overlay
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/nas-userscript/userscript/internal/history"
+	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/status"
+)
+
+// lastCommitted is the newest generation that proved healthy, or nil.
+func (e *Engine) lastCommitted() *history.Generation {
+	gens, _ := e.history().List()
+	return history.LastCommitted(gens)
+}
+
+// sameContent reports whether generation g holds data for target.
+func sameContent(g *history.Generation, target string, data []byte) bool {
+	if g == nil {
+		return false
+	}
+	f, ok := g.File(target)
+	return ok && f.Hash == state.Hash(data)
+}
+
+// committedContent is what target held in the newest committed
+// generation that has it, with that generation's id; without one, the
+// firmware's own file (the base) and id 0.
+func (e *Engine) committedContent(it *Item) ([]byte, int, error) {
+	gens, _ := e.history().List()
+	for i := len(gens) - 1; i >= 0; i-- {
+		g := gens[i]
+		if g.Result != history.OK {
+			continue
+		}
+		if _, ok := g.File(it.Target.Name); ok {
+			data, err := e.history().Content(g, it.Target.Name)
+			return data, g.ID, err
+		}
+	}
+	return it.Base, 0, nil
+}
+
+// holdBack handles a target whose sources are held (rejected,
+// interrupted or rolled back): they are not applied, and the last
+// committed content is live instead — after a reboot the firmware has
+// put its ROM file back, and the boot must not leave it there. It reports
+// whether the item must be written.
+func (e *Engine) holdBack(o *Outcome) bool {
+	it := o.Item
+	hold, err := e.state().Held(it.Target.Name)
+	if err != nil {
+		o.Report.Word, o.Report.Reason = status.Failed, err.Error()
+		return false
+	}
+	want, gen, err := e.committedContent(it)
+	if err != nil {
+		o.Report.Word = status.Failed
+		o.Report.Reason = fmt.Sprintf("%v; the held sources are not applied and the live file was left as it is", err)
+		return false
+	}
+	o.Report.Word, o.Report.Reason = hold.Word, hold.Reason
+	if o.Report.Word == "" {
+		o.Report.Word = status.Held
+		o.Report.Reason = "rolled back; the live file is an earlier generation"
+	}
+	o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again, or delete it to return to the firmware's file", it.Target.Name)
+	if it.LiveOK && bytes.Equal(it.Live, want) {
+		if status.Read(e.Sys, e.statusPath(it.Target.Name)) == o.Report.Word {
+			o.Report = nil // it already says so
+		}
+		return false
+	}
+	it.Want, o.restore = want, true
+	o.Report.Reason += fmt.Sprintf("; %s is live again at this start", committedName(gen))
+	return true
+}
+
+func committedName(gen int) string {
+	if gen == 0 {
+		return "the firmware's own file"
+	}
+	return fmt.Sprintf("generation %d", gen)
+}
