@@ -16,13 +16,13 @@ import (
 
 // Settings is userscript.toml.
 type Settings struct {
-	Profile  string             `toml:"profile"`
-	Strict   bool               `toml:"strict"`
-	Keep     int                `toml:"keep"`
+	Profile string `toml:"profile"`
+	Strict  bool   `toml:"strict"`
+	Keep    int    `toml:"keep"`
 	// ValidateTimeout bounds each validator process ("30s").
-	ValidateTimeout string `toml:"validate_timeout"`
-	Targets  map[string]Target  `toml:"targets"`
-	Services map[string]Service `toml:"services"`
+	ValidateTimeout string             `toml:"validate_timeout"`
+	Targets         map[string]Target  `toml:"targets"`
+	Services        map[string]Service `toml:"services"`
 }
 
 // Target changes or adds a target of the profile. Empty fields keep the
