@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -22,20 +23,52 @@ type Lock struct{ dir string }
 // ErrLocked is returned when another apply holds the lock for too long.
 var ErrLocked = errors.New("another apply is running")
 
+// turns serialises the applies of this process per lock dir (a daemon
+// and, in tests, many engines share a pid): whoever has the turn is the
+// only one here that can hold the lock, so a lock holding our own pid
+// found then was left by an earlier process with our pid (before a
+// reboot), and is stale.
+var turns = struct {
+	sync.Mutex
+	dirs map[string]chan struct{}
+}{dirs: map[string]chan struct{}{}}
+
+func turn(dir string) chan struct{} {
+	turns.Lock()
+	defer turns.Unlock()
+	c, ok := turns.dirs[dir]
+	if !ok {
+		c = make(chan struct{}, 1)
+		turns.dirs[dir] = c
+	}
+	return c
+}
+
+// staleAfter is how long a lock (or a lock being made) may lack its pid
+// before it counts as left by an engine killed while taking it.
+const staleAfter = 5 * time.Second
+
 // Acquire takes the lock in stateDir, waiting until ctx ends.
 func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return nil, err
+		return nil, lockError(stateDir, err)
 	}
 	dir := filepath.Join(stateDir, "lock.d")
-	// Half-made locks of engines that were killed while taking one.
-	if old, _ := filepath.Glob(dir + ".new-*"); len(old) > 0 {
-		for _, o := range old {
-			if _, alive, _ := holderOf(o); !alive {
-				os.RemoveAll(o)
-			}
-		}
+	mine := turn(dir)
+	select {
+	case mine <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w (in this process); try again when it has finished", dir, ErrLocked)
 	}
+	l, err := acquire(ctx, dir)
+	if err != nil {
+		<-mine
+	}
+	return l, err
+}
+
+func acquire(ctx context.Context, dir string) (*Lock, error) {
+	removeHalfMade(dir)
 	var empty time.Time // since when the lock has had no pid
 	for {
 		err := take(dir)
@@ -43,21 +76,21 @@ func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
 			return &Lock{dir: dir}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("%s: %w", dir, err)
+			return nil, lockError(dir, err)
 		}
 		holder, alive, known := holderOf(dir)
 		switch {
 		case known && !alive:
-			// Stale: the holder died. Take it over by removing it; if
-			// another process was faster, the next take tells.
-			os.RemoveAll(dir)
+			// Stale: the holder died. Take it over; if another process
+			// was faster, the next take tells.
+			takeOver(dir, holder)
 			continue
 		case !known && empty.IsZero():
 			empty = time.Now()
-		case !known && time.Since(empty) > 5*time.Second:
+		case !known && time.Since(empty) > staleAfter:
 			// The sh engine makes the dir, then writes its pid: killed
 			// in between, it leaves a lock without a pid for good.
-			os.RemoveAll(dir)
+			takeOver(dir, 0)
 			continue
 		case known:
 			empty = time.Time{}
@@ -67,6 +100,52 @@ func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
 			return nil, fmt.Errorf("%s: %w (pid %d); try again when it has finished", dir, ErrLocked, holder)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// takeOver removes the stale lock whose holder was pid (0: none). It is
+// moved aside first and only removed when it still is that lock: another
+// apply may have taken the stale lock over and made its own meanwhile,
+// which is put back.
+func takeOver(dir string, pid int) {
+	aside := fmt.Sprintf("%s.stale-%d", dir, os.Getpid())
+	os.RemoveAll(aside)
+	if os.Rename(dir, aside) != nil {
+		return
+	}
+	if now, _, _ := holderOf(aside); now != pid {
+		if os.Rename(aside, dir) == nil {
+			return
+		}
+	}
+	os.RemoveAll(aside)
+}
+
+// lockError names a lock that cannot be made for a reason of the disk:
+// a full or read-only data disk is not "another apply".
+func lockError(dir string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("%s: data disk full: %w; free some space on it", dir, err)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s: the data disk is read-only: %w", dir, err)
+	}
+	return fmt.Errorf("%s: %w", dir, err)
+}
+
+// removeHalfMade removes the aside folders of engines killed while taking
+// the lock: those whose pid is gone, or that have had none for a while.
+// One being made right now has no pid yet and is young: it stays.
+func removeHalfMade(dir string) {
+	old, _ := filepath.Glob(dir + ".new-*")
+	aside, _ := filepath.Glob(dir + ".stale-*")
+	for _, o := range append(old, aside...) {
+		_, alive, known := holderOf(o)
+		fi, err := os.Lstat(o)
+		if err != nil || known && alive || !known && time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
+		os.RemoveAll(o)
 	}
 }
 
@@ -107,6 +186,10 @@ func holderOf(dir string) (pid int, alive, known bool) {
 	if err != nil || pid <= 0 {
 		return 0, false, true
 	}
+	if pid == os.Getpid() {
+		// We have the turn (see turns): not ours, so left from before.
+		return pid, false, true
+	}
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return pid, false, true
 	}
@@ -121,7 +204,9 @@ func holderOf(dir string) (pid int, alive, known bool) {
 
 // Release gives the lock back.
 func (l *Lock) Release() error {
-	return os.RemoveAll(l.dir)
+	err := os.RemoveAll(l.dir)
+	<-turn(l.dir)
+	return err
 }
 
 // A DaemonLock makes sure one daemon runs per app dir: an flock on

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,8 @@ type nas struct {
 	lastApply time.Time // when the last apply (of any kind) finished
 	cancel    context.CancelFunc
 	done      chan error
+	// lock, when set, is the watcher's lock (tests of a busy lock).
+	lock func(ctx context.Context) (func(), error)
 }
 
 func newNAS(t *testing.T) *nas {
@@ -55,7 +58,7 @@ func newNAS(t *testing.T) *nas {
 func (n *nas) start(q Quiet) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan error, 1)
-	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Lock: n.lock,
 		Applied: func(res *overlay.Result, err error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
@@ -335,4 +338,46 @@ func TestStormDuringSlowRestart(t *testing.T) {
 		t.Errorf("%d restarts for %v of edits, want at most %d", r, took, max)
 	}
 	t.Logf("300 edits in %v during 1 s restarts: %d restarts", took, n.restarts())
+}
+
+// An edit that finds the lock busy (another apply, a rollback by hand
+// that takes long) is not dropped: it is applied once the lock is free.
+func TestBusyLockRetried(t *testing.T) {
+	RetryMin, RetryMax = 10*time.Millisecond, 50*time.Millisecond
+	t.Cleanup(func() { RetryMin, RetryMax = time.Second, 30*time.Second })
+	n := newNAS(t)
+	var mu sync.Mutex
+	busy := false
+	refused := 0
+	n.lock = func(ctx context.Context) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if busy {
+			refused++
+			return nil, errors.New("another apply is running")
+		}
+		return func() {}, nil
+	}
+	os.WriteFile(n.conf("a.conf"), []byte("v0\n"), 0o644)
+	n.start(fast)
+	n.waitLive("v0\n")
+	mu.Lock()
+	busy = true
+	mu.Unlock()
+	os.WriteFile(n.conf("a.conf"), []byte("v1\n"), 0o644)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		r := refused
+		mu.Unlock()
+		if r >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher tried the busy lock %d times, want at least 3", r)
+		}
+	}
+	mu.Lock()
+	busy = false
+	mu.Unlock()
+	n.waitLive("v1\n")
 }
