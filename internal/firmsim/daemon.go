@@ -8,9 +8,11 @@ import (
 )
 
 // daemonScript is an rc.d script that logs its call and runs a real
-// daemon in the foreground (start runs cmd in the background and keeps
-// its pid; stop kills it and waits up to 10 s for it to go).
-func (n *NAS) daemonScript(name, pidFile, cmd, out string) string {
+// daemon (start runs cmd in the background and keeps its pid; stop kills
+// it and waits up to 10 s for it to go). Like the firmware's scripts it
+// does not redirect the daemon's output: the daemon keeps the output of
+// whoever ran the script.
+func (n *NAS) daemonScript(name, pidFile, cmd string) string {
 	return fmt.Sprintf(`#!/bin/sh
 # firmsim: logs its call and runs a real daemon
 echo "%s $*" >>%s
@@ -24,7 +26,7 @@ stop() {
 	rm -f "$pidf"
 }
 start() {
-	%s </dev/null >>%s 2>&1 &
+	%s </dev/null &
 	echo "$!" >"$pidf"
 }
 case "$1" in
@@ -33,7 +35,7 @@ stop) stop ;;
 restart) stop; start ;;
 esac
 exit 0
-`, name, shQuote(filepath.Join(n.Root, RestartLog)), shQuote(pidFile), cmd, shQuote(out))
+`, name, shQuote(filepath.Join(n.Root, RestartLog)), shQuote(pidFile), cmd)
 }
 
 // UseProftpd makes S91proftpd.sh run a real proftpd on a free loopback
@@ -54,7 +56,7 @@ func (n *NAS) UseProftpd() (int, error) {
 		return 0, err
 	}
 	conf := filepath.Join(n.Root, ProftpdConf)
-	script := n.daemonScript("S91proftpd.sh", filepath.Join(dir, "stub.pid"), shQuote(bin)+" -n -c "+shQuote(conf), filepath.Join(dir, "proftpd.out"))
+	script := n.daemonScript("S91proftpd.sh", filepath.Join(dir, "stub.pid"), shQuote(bin)+" -n -c "+shQuote(conf))
 	if err := n.SetROMScript("S91proftpd.sh", script); err != nil {
 		return 0, err
 	}

@@ -1,7 +1,6 @@
 package firmsim
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -248,6 +247,9 @@ func (n *NAS) Environ() []string {
 	return append(env, n.Env...)
 }
 
+// run runs argv as the firmware's boot does: its output goes to a file,
+// the console, which the daemons it starts in the background keep open
+// (stock rc.d scripts do not redirect them), so run waits for argv only.
 func (n *NAS) run(argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -255,13 +257,18 @@ func (n *NAS) run(argv ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Env = n.Environ()
 		cmd.Dir = n.Root
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.WaitDelay = 5 * time.Second
+		out, err := os.CreateTemp(n.Dir, "console-")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(out.Name())
+		cmd.Stdout, cmd.Stderr = out, out
 		// Like the firmware's boot, in a session of their own: smbd
 		// signals its whole process group when it stops.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		err := cmd.Run()
+		err = cmd.Run()
+		text, _ := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d", out.Fd()))
+		out.Close()
 		// A script just written by Restore may still be open for writing
 		// in a child another test forked at that moment (it closes at its
 		// exec): "text file busy" passes in a moment.
@@ -269,7 +276,7 @@ func (n *NAS) run(argv ...string) ([]byte, error) {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		return out.Bytes(), err
+		return text, err
 	}
 }
 

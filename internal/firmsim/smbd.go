@@ -42,7 +42,7 @@ func (n *NAS) UseSmbd() (*Smbd, error) {
 	}
 	conf := filepath.Join(n.Root, SmbConf)
 	pid := filepath.Join(s.Dir, "stub.pid")
-	script := n.daemonScript("S80samba.sh", pid, shQuote(bin)+" -F --no-process-group --debug-stdout -s "+shQuote(conf), filepath.Join(s.Dir, "smbd.out"))
+	script := n.daemonScript("S80samba.sh", pid, shQuote(bin)+" -F --no-process-group --debug-stdout -s "+shQuote(conf))
 	if err := n.SetROMScript("S80samba.sh", script); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (s *Smbd) WaitListening(timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(filepath.Join(s.Dir, "smbd.out"))
+			out, _ := os.ReadFile(filepath.Join(s.Dir, "log.smbd"))
 			return fmt.Errorf("smbd not listening on %s after %v: %v\n%s", addr, timeout, err, tail(string(out), 2000))
 		}
 		time.Sleep(100 * time.Millisecond)

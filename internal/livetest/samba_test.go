@@ -2,6 +2,7 @@ package livetest
 
 import (
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -85,5 +86,47 @@ timeout = "8s"
 	st := readFile(t, filepath.Join(app, "conf.d/smb.conf.status"))
 	if !strings.Contains(st, "did not prove healthy") || !strings.Contains(st, fmt.Sprint(smbd.Port)) {
 		t.Errorf("status does not say why:\n%s", st)
+	}
+}
+
+// The owner restricts Samba to one address of the device (interfaces +
+// bind interfaces only, as for the LAN): the health check dials the
+// address the new smb.conf names, so the valid change is applied and not
+// REJECTED for no longer answering on 127.0.0.1.
+func TestSambaBoundToAddress(t *testing.T) {
+	need(t, "smbd", "smbclient", "testparm")
+	nas, err := firmsim.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	smbd, err := nas.UseSmbd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(smbd.Stop)
+	if err := nas.RunServices("start"); err != nil {
+		t.Fatal(err)
+	}
+	if err := smbd.WaitListening(20e9); err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(nas.Root, firmsim.AppsDir, "userscript")
+	writeFile(t, filepath.Join(app, "userscript.toml"), fmt.Sprintf("profile = \"nas4220b\"\n[services.samba]\nports = [%d]\nprocess = \"\"\ntimeout = \"15s\"\nsettle = \"1s\"\n", smbd.Port))
+	bound := strings.Replace(smbd.Global(), "interfaces = lo", "interfaces = 127.0.0.2/8", 1)
+	writeFile(t, filepath.Join(app, "conf.d/smb.conf"), "[global]\n"+bound+"\n[media]\n\tpath = "+nas.Mnt+"\n\tguest ok = yes\n")
+	out, err := exec.Command(userscript, "--root", nas.Root, "--app", app, "apply").CombinedOutput()
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if w := statusWord(app, "smb.conf"); w != "OK" {
+		t.Fatalf("status %s\n%s", w, readFile(t, filepath.Join(app, "conf.d/smb.conf.status")))
+	}
+	lst, err := exec.Command("smbclient", "-L", "//127.0.0.2", "-p", fmt.Sprint(smbd.Port), "-N", "-g").CombinedOutput()
+	if err != nil || !strings.Contains(string(lst), "Disk|media|") {
+		t.Errorf("smbd does not serve [media] on 127.0.0.2: %v\n%s", err, lst)
+	}
+	if c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(smbd.Port))); err == nil {
+		c.Close()
+		t.Errorf("smbd still answers on 127.0.0.1: the test proves nothing")
 	}
 }

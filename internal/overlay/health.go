@@ -196,6 +196,7 @@ func (l listen) String() string {
 // listenOf is where svc listens with the files of outs — after the
 // change (after) or before it: the addresses and ports its config names
 // (smb.conf, proftpd.conf), else the profile's ports on the loopback.
+// Ports the owner named in userscript.toml win over the config's.
 func (e *Engine) listenOf(svc profile.Service, outs []*Outcome, after bool) listen {
 	l := listen{hosts: []string{"127.0.0.1"}, ports: svc.Ports}
 	ifaces, _ := e.Sys.Interfaces()
@@ -209,7 +210,7 @@ func (e *Engine) listenOf(svc profile.Service, outs []*Outcome, after bool) list
 			continue
 		}
 		if c, ok := configuredListen(it.Target.Validator, data, ifaces); ok {
-			if len(c.ports) > 0 {
+			if len(c.ports) > 0 && !svc.PortsPinned {
 				l.ports = c.ports
 			}
 			if len(c.hosts) > 0 {

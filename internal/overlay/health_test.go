@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -115,5 +116,60 @@ func TestConfirmSkipsServiceThatWasDown(t *testing.T) {
 	}
 	if got := f.live(t, "etc/a.conf"); got != "new\n" {
 		t.Errorf("live = %q", got)
+	}
+}
+
+// A daemon that binds, answers the first probe and dies a moment later
+// is not healthy: the settle period catches it, the previous file goes
+// back and the change is REJECTED.
+func TestHealthSettle(t *testing.T) {
+	f := newFixture(t)
+	f.useDaemon(t, "127.0.0.1")
+	svc := f.eng.Profile.Services["svc"]
+	svc.Settle = 300 * time.Millisecond
+	f.eng.Profile.Services["svc"] = svc
+	f.put(t, "etc/a.conf", "rom\n")
+	f.put(t, "accepts", "1")
+	f.source(t, "a.conf", "dies\n")
+	res, err := f.eng.Apply(context.Background())
+	if err == nil || res.Generation.Result != history.Rejected {
+		t.Fatalf("a daemon that dies after its first connection: %v %+v", err, res.Generation)
+	}
+	if !strings.Contains(err.Error(), "within 300ms") {
+		t.Errorf("err = %v, want the settle period named", err)
+	}
+	if got := f.live(t, "etc/a.conf"); got != "rom\n" {
+		t.Errorf("live = %q, want the previous file", got)
+	}
+}
+
+// An old daemon that keeps accepting while the restart never replaced
+// it proves nothing: the process must be new.
+func TestHealthProcessMustBeNew(t *testing.T) {
+	f := newFixture(t)
+	name, _ := f.useDaemon(t, "127.0.0.1")
+	f.put(t, "nostop", "")
+	f.put(t, "etc/a.conf", "rom\n")
+	f.source(t, "a.conf", "never started\n")
+	res, err := f.eng.Apply(context.Background())
+	if err == nil || res.Generation.Result != history.Rejected {
+		t.Fatalf("a restart that left the old daemon running: %v %+v", err, res.Generation)
+	}
+	if !strings.Contains(err.Error(), "the old "+name+" process") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// A daemon bound to its LAN address only (interfaces + bind interfaces
+// only) is probed there, not on 127.0.0.1.
+func TestHealthConfiguredAddress(t *testing.T) {
+	f := newFixture(t)
+	_, port := f.useDaemon(t, "127.0.0.2")
+	f.eng.Profile.Targets[0].Validator = "testparm" // a.conf is an smb.conf
+	f.put(t, "etc/a.conf", fmt.Sprintf("[global]\n\tsmb ports = %d\n\tinterfaces = 127.0.0.2/8\n\tbind interfaces only = yes\n", port))
+	f.source(t, "a.conf", fmt.Sprintf("[global]\n\tsmb ports = %d\n\tinterfaces = 127.0.0.2/8\n\tbind interfaces only = yes\n\tworkgroup = NEW\n", port))
+	res, err := f.eng.Apply(context.Background())
+	if err != nil || res.Generation.Result != history.OK {
+		t.Fatalf("a daemon on its configured address: %v %+v", err, res.Generation)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/source"
 	"github.com/nas-userscript/userscript/internal/state"
+	"github.com/nas-userscript/userscript/internal/system"
 	"github.com/nas-userscript/userscript/internal/tuning"
 )
 
@@ -59,7 +60,10 @@ func (e *Engine) Plan(capture bool) (*Plan, error) {
 	if err := e.CheckDirs(); err != nil {
 		return nil, err
 	}
-	set, err := source.Scan(e.Sys, e.confDir())
+	set, err := source.Scan(e.Sys, e.confDir(), func(target string) bool {
+		_, ok := e.Profile.Target(target)
+		return ok || slices.Contains(tuning.Files, target)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +115,11 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 	case err == nil:
 		it.Live, it.LiveOK = live, true
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, system.ErrTooBig):
+		it.Problem = fmt.Errorf("%s: the live file is over 1 MiB; userscript keeps configuration files up to 1 MiB: make it smaller, or remove its sources from conf.d", it.Target.Path)
+		return
 	default:
-		it.Problem = fmt.Errorf("%s: %w; userscript only replaces regular files: set the real path in userscript.toml", it.Target.Path, err)
+		it.Problem = fmt.Errorf("%s: %v; userscript only replaces regular files: set the real path in userscript.toml", it.Target.Path, pathless(err))
 		return
 	}
 	ours, err := st.Ours(it.Target.Name, state.Hash(it.Live))
@@ -149,6 +156,10 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 	}
 	it.Want, it.Problem = Compute(it.Base, it.Sources)
 	if it.Problem != nil {
+		return
+	}
+	if len(it.Want) > system.MaxRead {
+		it.Problem = fmt.Errorf("%s would be over 1 MiB (%d bytes) with conf.d/%s; userscript keeps configuration files up to 1 MiB", it.Target.Path, len(it.Want), sourceToFix(it))
 		return
 	}
 	held, err := st.Held(it.Target.Name)
@@ -228,4 +239,14 @@ func (e *Engine) CheckDirs() error {
 		return fmt.Errorf("%s is not a folder (a symlink?); remove it, userscript makes a new one", e.stateDir())
 	}
 	return nil
+}
+
+// pathless is err without the real path of a *fs.PathError: statuses
+// name device paths, never where the root lies.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

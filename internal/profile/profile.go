@@ -48,6 +48,9 @@ type Service struct {
 	Timeout time.Duration
 	Process string // process name that must be alive (and new) after a restart, or ""
 	Ports   []int  // TCP ports that must accept after a restart (unless its config names others)
+	// PortsPinned: the owner named the ports (userscript.toml); they win
+	// over the ports the service's config names.
+	PortsPinned bool
 	// Settle is how long a restarted service must stay healthy before
 	// the change is committed (0: DefaultSettle).
 	Settle time.Duration

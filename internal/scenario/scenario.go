@@ -400,6 +400,27 @@ func (w *World) exec(e Engine, ln Line) error {
 		return nil
 	case "reboot":
 		return w.restoreRoot()
+	case "chmod":
+		if err := need(2); err != nil {
+			return err
+		}
+		m, err := strconv.ParseUint(a[1], 8, 32)
+		if err != nil {
+			return err
+		}
+		return os.Chmod(w.path(a[2]), os.FileMode(m))
+	case "mode":
+		if err := need(2); err != nil {
+			return err
+		}
+		fi, err := os.Lstat(w.path(a[1]))
+		if err != nil {
+			return err
+		}
+		if got := fmt.Sprintf("%04o", fi.Mode().Perm()); got != a[2] {
+			return fmt.Errorf("%s has mode %s, want %s", a[1], got, a[2])
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown command %q", a[0])
 }

@@ -128,7 +128,7 @@ func (s *Settings) Apply(p *profile.Profile) (*profile.Profile, error) {
 			cur.Process = *sv.Process
 		}
 		if sv.Ports != nil {
-			cur.Ports = sv.Ports
+			cur.Ports, cur.PortsPinned = sv.Ports, true
 		}
 		p.Services[name] = cur
 	}

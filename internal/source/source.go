@@ -83,9 +83,11 @@ func Split(name string) (target, kind string) {
 	return name, Replace
 }
 
-// Scan reads every source in dir. A missing dir is an empty set. Files
-// that cannot be used are returned with Err set, so they can be reported.
-func Scan(sys system.System, dir string) (*Set, error) {
+// Scan reads the sources in dir whose target wanted accepts; the others
+// are listed with no data (a photo dropped into conf.d is never read).
+// A missing dir is an empty set. Files that cannot be used are returned
+// with Err set, so they can be reported.
+func Scan(sys system.System, dir string, wanted func(target string) bool) (*Set, error) {
 	set := &Set{ByTarget: map[string][]Source{}}
 	entries, err := sys.ReadDir(dir)
 	if err != nil {
@@ -101,7 +103,9 @@ func Scan(sys system.System, dir string) (*Set, error) {
 		}
 		target, kind := Split(name)
 		src := Source{File: name, Target: target, Kind: kind}
-		src.Data, src.Err = read(sys, dir+"/"+name, e.Type())
+		if wanted(target) {
+			src.Data, src.Err = read(sys, dir+"/"+name, e.Type())
+		}
 		set.ByTarget[target] = append(set.ByTarget[target], src)
 	}
 	return set, nil

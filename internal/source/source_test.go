@@ -103,7 +103,7 @@ func TestScanRefusesUnsafeFiles(t *testing.T) {
 	big.Truncate(2 << 30) // a 2 GiB sparse file
 	big.Close()
 
-	set, err := Scan(system.NewReal("/"), dir)
+	set, err := Scan(system.NewReal("/"), dir, func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,14 +84,14 @@ func (r *Real) ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 	}
 	if fi.Size() > MaxRead {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%d bytes is over the limit of %d", fi.Size(), MaxRead)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (%d bytes)", ErrTooBig, fi.Size())}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > MaxRead {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("over the limit of %d bytes", MaxRead)}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooBig}
 	}
 	return data, nil
 }

@@ -2,6 +2,7 @@ package system
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"net"
 	"time"
@@ -10,6 +11,9 @@ import (
 // MaxRead bounds every file userscript reads: sources, bases and live
 // targets are configuration files, not data.
 const MaxRead = 1 << 20
+
+// ErrTooBig is the error of a read of a file over MaxRead.
+var ErrTooBig = errors.New("over the limit of 1 MiB")
 
 // A System is every side effect the engine has. Paths are real paths
 // (already resolved under the root); Root turns a device path into one.

@@ -237,15 +237,18 @@ profile_load() {
 	done <"$LIB/profile"
 }
 
-# profile_target NAME sets TPATH TVAL TSVC.
+# profile_target NAME sets TPATH TVAL TSVC, TFLAGS (nonempty or -) and
+# TMODE (the mode of a new file, e.g. 0644).
 profile_target() {
-	while read -r pt_kind pt_name pt_path pt_val pt_svc _; do
+	while read -r pt_kind pt_name pt_path pt_val pt_svc pt_flags pt_mode _; do
 		if [ "$pt_kind" != target ] || [ "$pt_name" != "$1" ]; then
 			continue
 		fi
 		TPATH=$pt_path
 		TVAL=$pt_val
 		TSVC=$pt_svc
+		TFLAGS=${pt_flags:--}
+		TMODE=${pt_mode:-0644}
 		return 0
 	done <"$LIB/profile"
 	return 1

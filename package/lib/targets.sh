@@ -44,6 +44,12 @@ plan() {
 		return 0
 	fi
 	compose "$1"
+	if [ "$TFLAGS" = nonempty ] && ! [ -s "$WORK/$1.target" ]; then
+		pl_last=${SOURCES##* }
+		refuse "$1" "$1" "conf.d/$pl_last is empty (0 bytes): an empty $1 would delete everything it sets up, so it is not applied; a failed copy or a full disk leaves such a file. To empty it on purpose, put one comment line in it" \
+			"copy the whole file into conf.d/$pl_last again; $TPATH was not changed"
+		return 0
+	fi
 	validate "$1" "$WORK/$1.target" || return 0
 	install_target "$1" "$pl_live"
 }
@@ -75,7 +81,7 @@ install_target() {
 	else
 		set_written "$1" "$it_sum"
 	fi
-	if ! cp "$it_new" "$it_tmp" || ! mv -f "$it_tmp" "$2"; then
+	if ! stage_like "$it_new" "$2" "$it_tmp" || ! mv -f "$it_tmp" "$2"; then
 		rm -f "$it_tmp"
 		failed "$1" "could not write $TPATH" "check that the device's file system is writable"
 		return 0
@@ -84,6 +90,37 @@ install_target() {
 	log INFO "written" target="$1" path="$TPATH" md5="$it_sum"
 	CHANGED="$CHANGED $1:$TSVC"
 	case " $SVCS " in *" $TSVC "*) ;; *) [ "$TSVC" = - ] || SVCS="$SVCS $TSVC" ;; esac
+}
+
+# stage_like NEW LIVE TMP copies NEW to TMP with the mode and owner of
+# LIVE (a 0600 smb.conf stays 0600), or with the profile's mode (TMODE)
+# when there is no LIVE yet.
+stage_like() {
+	if [ -f "$2" ]; then
+		cp -p "$2" "$3" && cat "$1" >"$3"
+		return
+	fi
+	(
+		umask "$(mode_umask "$TMODE")"
+		cp "$1" "$3"
+	)
+}
+
+# mode_umask MODE prints the umask that gives a new file MODE (0644: 022).
+mode_umask() {
+	mu_m=${1#0}
+	mu_out=0
+	while [ -n "$mu_m" ]; do
+		mu_d=${mu_m%"${mu_m#?}"}
+		mu_m=${mu_m#?}
+		case $mu_d in
+		6 | 7) mu_out=${mu_out}0 ;;
+		4 | 5) mu_out=${mu_out}2 ;;
+		2 | 3) mu_out=${mu_out}4 ;;
+		*) mu_out=${mu_out}6 ;;
+		esac
+	done
+	echo "$mu_out"
 }
 
 # mark_written NAME MD5 [forget]: ours (state/written/NAME holds MD5), or

@@ -1,0 +1,75 @@
+package overlay
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+// readCounter counts the bytes read from files under dir.
+type readCounter struct {
+	system.System
+	dir   string
+	mu    sync.Mutex
+	bytes int
+}
+
+func (r *readCounter) ReadFile(name string) ([]byte, error) {
+	data, err := r.System.ReadFile(name)
+	if strings.HasPrefix(name, r.dir) {
+		r.mu.Lock()
+		r.bytes += len(data)
+		r.mu.Unlock()
+	}
+	return data, err
+}
+
+// Files in conf.d that name no target (photos dropped into the wrong
+// folder) are never read: an apply's memory is bounded by its targets,
+// not by what lies in conf.d.
+func TestJunkInConfDNotRead(t *testing.T) {
+	f := newFixture(t)
+	junk := bytes.Repeat([]byte("x"), 900<<10)
+	for i := 0; i < 20; i++ {
+		os.WriteFile(filepath.Join(f.app, "conf.d", "IMG_"+string(rune('a'+i))+".jpg"), junk, 0o644)
+	}
+	f.put(t, "etc/c.conf", "rom\n")
+	f.source(t, "c.conf", "mine\n")
+	rc := &readCounter{System: f.eng.Sys, dir: filepath.Join(f.app, "conf.d") + "/"}
+	f.eng.Sys = rc
+	if _, err := f.eng.Apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rc.bytes > 64<<10 {
+		t.Errorf("read %d bytes from conf.d for one 5-byte source", rc.bytes)
+	}
+	if _, err := os.Stat(filepath.Join(f.app, "conf.d/IMG_a.jpg.status")); err != nil {
+		t.Errorf("the junk file got no UNKNOWN status: %v", err)
+	}
+}
+
+// A target that would be over 1 MiB (a big base and an .add) is refused
+// with a reason that says so, and a live file over 1 MiB is named as the
+// problem: neither leaves the target stuck without a clear status.
+func TestTargetOverLimit(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "etc/c.conf", strings.Repeat("# rom\n", (1<<20)/6-10))
+	f.source(t, "c.conf.add", strings.Repeat("# mine\n", 100))
+	f.eng.Apply(context.Background())
+	st, _ := os.ReadFile(filepath.Join(f.app, "conf.d/c.conf.status"))
+	if !strings.Contains(string(st), "status: REFUSED") || !strings.Contains(string(st), "over 1 MiB") {
+		t.Errorf("status of a target over 1 MiB:\n%s", st)
+	}
+	f.put(t, "etc/c.conf", strings.Repeat("# rom\n", (1<<20)/6+10))
+	f.eng.Apply(context.Background())
+	st, _ = os.ReadFile(filepath.Join(f.app, "conf.d/c.conf.status"))
+	if !strings.Contains(string(st), "status: REFUSED") || !strings.Contains(string(st), "the live file is over 1 MiB") {
+		t.Errorf("status of a live file over 1 MiB:\n%s", st)
+	}
+}
