@@ -185,3 +185,56 @@ func topProcs(match func(args []string) bool) []int {
 	slices.Sort(pids)
 	return pids
 }
+
+// TestInitStopDuringRestart proves that `init stop` (a shutdown, a
+// package upgrade) while the daemon is restarting Samba — between its
+// stop and its start — does not kill the daemon after the usual grace:
+// the restart finishes, and then the daemon ends.
+func TestInitStopDuringRestart(t *testing.T) {
+	need(t, "busybox")
+	const wait = 30 * time.Second
+	n, err := firmsim.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Install(dist(t, "amd64")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Shutdown() })
+	app := n.AppDir("userscript")
+	writeFile(t, filepath.Join(app, "userscript.toml"), daemonSettings)
+	logOnFail(t, filepath.Join(app, "state"))
+	if err := n.Boot(firmsim.ServicesFirst); err != nil {
+		t.Fatal(err)
+	}
+	daemon := runningDaemon(t, app, 0, wait)
+	flag := func(name string) string { return filepath.Join(n.Dir, name) }
+	// Only the applets the firmware has: no touch.
+	script := "#!/bin/sh\n: >" + flag("stopped") + "\nwhile ! [ -e " + flag("go") + " ]; do sleep 1; done\n: >" + flag("started") + "\n"
+	rc := filepath.Join(n.Root, firmsim.RCDir, "S80samba.sh")
+	writeFile(t, rc+".new", script)
+	os.Chmod(rc+".new", 0o755)
+	os.Rename(rc+".new", rc)
+	writeFile(t, filepath.Join(app, "conf.d/smb.conf"), "[global]\n\tworkgroup = EDITED\n")
+	if !eventually(wait, func() bool { _, err := os.Stat(flag("stopped")); return err == nil }) {
+		t.Fatal("the daemon did not restart samba")
+	}
+	stopped := make(chan error, 1)
+	go func() { _, err := n.Init("userscript", "stop"); stopped <- err }()
+	// Longer than the 10 s grace: a stop that kills at the grace has
+	// done so by now.
+	time.Sleep(12 * time.Second)
+	if !alive(daemon) {
+		t.Fatal("init stop killed the daemon while it restarted samba")
+	}
+	writeFile(t, flag("go"), "")
+	if err := <-stopped; err != nil {
+		t.Fatalf("init stop: %v", err)
+	}
+	if _, err := os.Stat(flag("started")); err != nil {
+		t.Fatal("samba was left stopped")
+	}
+	if alive(daemon) {
+		t.Error("the daemon is still running after init stop")
+	}
+}
