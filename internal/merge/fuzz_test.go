@@ -41,7 +41,7 @@ func fuzzMerge(f *testing.F, format string, seeds ...[2]string) {
 		if !bytes.Equal(once, twice) {
 			t.Fatalf("merging twice differs from merging once\nbase  %q\nfrag  %q\nonce  %q\ntwice %q", base, frag, once, twice)
 		}
-		origins, err := Explain(format, []Layer{{Kind: KindBase, Data: base}, {Name: "f.merge", Kind: KindMerge, Data: frag}})
+		origins, _, err := Explain(format, []Layer{{Kind: KindBase, Data: base}, {Name: "f.merge", Kind: KindMerge, Data: frag}})
 		if err != nil {
 			t.Fatalf("explain: %v", err)
 		}

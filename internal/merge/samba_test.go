@@ -57,10 +57,10 @@ func TestSambaMerge(t *testing.T) {
 		frag: "[global]\nlog level = 1\n",
 		want: "log level = 1\n[public]\n\tpath = /srv\n",
 	}, {
-		name: "a global key not in the file makes a [global] section",
+		name: "a global key not in the file makes a [global] section, before the shares",
 		base: "[public]\n\tpath = /srv\n",
 		frag: "[globals]\ndead time = 5\n",
-		want: "[public]\n\tpath = /srv\n\n[globals]\n\tdead time = 5\n",
+		want: "[globals]\n\tdead time = 5\n\n[public]\n\tpath = /srv\n",
 	}, {
 		name: "continuation lines are replaced whole, and kept in a fragment",
 		base: "[global]\n   passwd chat = *new* %n\\\n      *again* %n\n   workgroup = HOME\n",
