@@ -378,10 +378,8 @@ func (m *merger) insertPos(c *node, name string) int {
 			break
 		}
 	}
-	if m.syn.before != nil {
-		if b := m.syn.before(c, name); b >= 0 && b < pos {
-			pos = b
-		}
+	if b := m.firstNamed(c, name); b >= 0 && b < pos {
+		pos = b
 	}
 	// A block never closed in the file takes in every line after it,
 	// so nothing may go after it.
@@ -389,6 +387,19 @@ func (m *merger) insertPos(c *node, name string) int {
 		pos--
 	}
 	return pos
+}
+
+// firstNamed is the index in c of the first line a new line called
+// name must go before (see syntax.before), or -1.
+func (m *merger) firstNamed(c *node, name string) int {
+	if m.syn.before == nil {
+		return -1
+	}
+	bn := m.syn.before(name)
+	if bn == "" || len(m.index(c)["n"+bn]) == 0 {
+		return -1
+	}
+	return slices.IndexFunc(c.kids, func(k *node) bool { return k.kind == entry && k.name == bn })
 }
 
 // kidIndent is the indentation of a new line in c: that of its last

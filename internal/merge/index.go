@@ -4,8 +4,8 @@ import "slices"
 
 // Each block keeps an index of what it holds, built when first needed,
 // so that a fragment of many lines does not search the whole file for
-// each: "e"+id lists its entries with that identity, "b"+id its blocks,
-// "t" its transparent blocks. Adding a node updates the index; removing
+// each: "e"+id lists its entries with that identity, "n"+name those
+// with that name, "b"+id its blocks, "t" its transparent blocks. Adding a node updates the index; removing
 // nodes drops it, to be built again.
 
 func (m *merger) index(c *node) map[string][]*node {
@@ -25,6 +25,7 @@ func (m *merger) indexAdd(c, k *node) {
 	switch k.kind {
 	case entry:
 		c.idx["e"+k.id] = append(c.idx["e"+k.id], k)
+		c.idx["n"+k.name] = append(c.idx["n"+k.name], k)
 	case block:
 		c.idx["b"+k.id] = append(c.idx["b"+k.id], k)
 		if m.transparent(k) {

@@ -126,9 +126,9 @@ type syntax struct {
 	// … unless blockPos names the place in parent a new block like proto
 	// goes before (smb.conf: a new [global] before the first share).
 	blockPos func(parent, proto *node) int
-	// before returns the index of the line in c a new line called name
-	// must go before, or -1 (smb.conf: before the first include).
-	before func(c *node, name string) int
+	// before names the entries a new line called name goes before the
+	// first of, in its block, or "" (smb.conf: before the first include).
+	before func(name string) string
 	// onePerBlock: a key has one line per block; when a fragment sets it,
 	// the first takes the value and the others go (smb.conf synonyms,
 	// exports lines of one path).

@@ -142,11 +142,11 @@ func sambaGlobalPos(parent, proto *node) int {
 // sambaBeforeInclude: a new key goes before the first include of its
 // section, since the included file may end in a share, which would take
 // every line that follows the include.
-func sambaBeforeInclude(c *node, name string) int {
+func sambaBeforeInclude(name string) string {
 	if name == "include" {
-		return -1
+		return ""
 	}
-	return slices.IndexFunc(c.kids, func(k *node) bool { return k.kind == entry && k.name == "include" })
+	return "include"
 }
 
 // sambaExtra: keys before the first section are global.

@@ -1,9 +1,6 @@
 package merge
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // A deletion that matches nothing is a warning, not a mistake: what it
 // asks for, that the line or block is gone, holds. But it is often a
@@ -13,22 +10,19 @@ import (
 // the lines removed, unless the fragment sets the same key again (a
 // replacement: "!key" then "key = value").
 func (m *merger) warnEntries(s *scope, ents, removed []*node) {
-	ids, names := map[string]bool{}, map[string]bool{}
+	ids, names := map[string]bool{}, map[string]bool{} // set, or removed
 	for _, e := range ents {
 		if !e.del {
 			ids[e.id], names[e.name] = true, true
 		}
 	}
+	for _, n := range removed {
+		ids[n.id], names[n.name] = true, true
+	}
 	for _, e := range ents {
-		if !e.del {
-			continue
+		if bare := e.sep == "" && e.value == ""; e.del && !(bare && names[e.name] || !bare && ids[e.id]) {
+			m.warnNothing(s, e)
 		}
-		bare := e.sep == "" && e.value == ""
-		matches := func(n *node) bool { return bare && n.name == e.name || !bare && n.id == e.id }
-		if bare && names[e.name] || !bare && ids[e.id] || slices.ContainsFunc(removed, matches) {
-			continue
-		}
-		m.warnNothing(s, e)
 	}
 }
 
