@@ -50,8 +50,9 @@ func newMerger(syn *syntax, root *node) *merger {
 // A scope is where the lines of one fragment block apply.
 type scope struct {
 	look   []*node      // containers searched for entries and blocks
-	own    []*node      // the blocks the fragment block matched; new lines go into the last
+	own    []*node      // the blocks the fragment block matched; new lines go into the last …
 	make   func() *node // creates the block when it matched none
+	first  bool         // new lines go into the first block it matched, not the last
 	place  string       // how messages name it: "the file", "[global]", "<Global>"
 	absent string       // the fragment block (or one around it) the file lacks, "" when there
 }
@@ -62,6 +63,9 @@ func (s *scope) target() *node {
 		b := s.make()
 		s.own = []*node{b}
 		s.look = append(slices.Clip(s.look), b)
+	}
+	if s.first {
+		return s.own[0]
 	}
 	return s.own[len(s.own)-1]
 }
@@ -281,7 +285,7 @@ func (m *merger) mergeBlock(s *scope, g *blockGroup) {
 	if m.syn.extra != nil {
 		look = m.syn.extra(m.root, g.proto)
 	}
-	child := &scope{look: append(look, own...), own: own, place: g.proto.raw, absent: s.absent}
+	child := &scope{look: append(look, own...), own: own, first: m.syn.newInFirst, place: g.proto.raw, absent: s.absent}
 	if child.absent == "" && len(child.look) == 0 {
 		child.absent = g.proto.raw
 	}

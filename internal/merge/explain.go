@@ -36,7 +36,8 @@ type Origin struct {
 // base or replace layer starts over: everything comes from it; a merge
 // layer claims the lines it sets (its Source names the fragment's line);
 // an add layer is appended, after a newline when the text before it
-// lacks one, and claims the lines it brings.
+// lacks one, and claims the lines it brings. The warnings are those of
+// the merge layers (see MergeWarn).
 func Explain(format string, layers []Layer) ([]Origin, []string, error) {
 	syn, err := syntaxFor(format)
 	if err != nil {

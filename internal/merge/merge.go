@@ -136,6 +136,10 @@ type syntax struct {
 	// keyFor is the key a line of the file that the fragment line want
 	// sets is written with; nil keeps the line's own.
 	keyFor func(have, want *node) string
+	// newInFirst: a new line of a block the file has twice goes into the
+	// first (smb.conf: a [global] written again after the shares reaches
+	// only the shares after it); else into the last.
+	newInFirst bool
 	// twins: blocks with the same identity are different places (proftpd
 	// <VirtualHost>s); a fragment block that matches more than one is
 	// refused. Otherwise (smb.conf) they are one section written twice.

@@ -19,6 +19,7 @@ var sambaSyntax = &syntax{
 	blockPos:      sambaGlobalPos,
 	before:        sambaBeforeInclude,
 	onePerBlock:   true,
+	newInFirst:    true,
 	keyFor:        sambaKeyFor,
 	unit:          "\t",
 }

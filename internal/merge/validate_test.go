@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,6 +105,15 @@ const proftpdScript = `mount -t tmpfs none /run && mount -t tmpfs none /var/log 
 // proftpdCheck proves that proftpd accepts text: proftpd -t -c FILE exits 0.
 func proftpdCheck(t *testing.T, text []byte) {
 	t.Helper()
+	if problem := proftpdRun(t, text); problem != "" {
+		t.Fatalf("proftpd -t refuses the merged proftpd.conf: %s\n%s", problem, text)
+	}
+}
+
+// proftpdRun runs proftpd -t on text and returns what it says when it
+// refuses it, "" when it accepts it.
+func proftpdRun(t *testing.T, text []byte) string {
+	t.Helper()
 	bin := tool(t, "proftpd", "proftpd-core")
 	unshare := tool(t, "unshare", "util-linux")
 	file := filepath.Join(t.TempDir(), "proftpd.conf")
@@ -120,8 +130,9 @@ func proftpdCheck(t *testing.T, text []byte) {
 		unavailable(t, "cannot make a private mount namespace for proftpd -t: %s", out)
 	}
 	if err != nil {
-		t.Fatalf("proftpd -t refuses the merged proftpd.conf: %v\n%s\n%s", err, out, text)
+		return fmt.Sprintf("%v: %s", err, out)
 	}
+	return ""
 }
 
 // sambaDump is what testparm -s -v says Samba reads from a file: every
@@ -144,16 +155,24 @@ func (d sambaDump) get(section, param string) string {
 // fails the test when testparm refuses the file.
 func sambaEffective(t *testing.T, text []byte) sambaDump {
 	t.Helper()
-	bin := tool(t, "testparm", "samba")
-	file := filepath.Join(t.TempDir(), "smb.conf")
+	d, err := sambaRead(tool(t, "testparm", "samba"), t.TempDir(), text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return d
+}
+
+// sambaRead runs testparm -s -v on text, written in dir.
+func sambaRead(bin, dir string, text []byte) (sambaDump, error) {
+	file := filepath.Join(dir, "smb.conf")
 	if err := os.WriteFile(file, text, 0o644); err != nil {
-		t.Fatal(err)
+		return sambaDump{}, err
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "-s", "-v", file)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("testparm -s refuses the merged smb.conf: %v\n%s\n%s", err, stderr.String(), text)
+		return sambaDump{}, fmt.Errorf("testparm -s refuses the smb.conf: %v\n%s", err, stderr.String())
 	}
 	d := sambaDump{sections: map[string]map[string]string{}, stderr: stderr.String()}
 	var cur map[string]string
@@ -167,7 +186,7 @@ func sambaEffective(t *testing.T, text []byte) sambaDump {
 			cur[strings.TrimSuffix(k, " =")] = v
 		}
 	}
-	return d
+	return d, nil
 }
 
 // exportfsScript runs exportfs -ra in a private mount namespace on the
@@ -182,6 +201,15 @@ var exportfsQuiet = regexp.MustCompile(`^$|Failed to stat|Failed to resolve|Neit
 // exportfsCheck proves that exportfs -ra finds nothing wrong in text:
 // every line it prints is about a folder or host missing here.
 func exportfsCheck(t *testing.T, text []byte) {
+	t.Helper()
+	if problem := exportfsRun(t, text); problem != "" {
+		t.Fatalf("exportfs -ra: %s\n%s", problem, text)
+	}
+}
+
+// exportfsRun runs exportfs -ra on text and returns what it finds wrong
+// in it, "" when nothing.
+func exportfsRun(t *testing.T, text []byte) string {
 	t.Helper()
 	bin := tool(t, "exportfs", "nfs-kernel-server")
 	unshare := tool(t, "unshare", "util-linux")
@@ -198,9 +226,13 @@ func exportfsCheck(t *testing.T, text []byte) {
 		t.Fatal(err)
 	}
 	out, _ := exec.Command(unshare, "-m", "sh", "-c", exportfsScript, "sh", bin, file).CombinedOutput()
+	if bytes.Contains(out, []byte("unshare:")) || bytes.HasPrefix(out, []byte("mount:")) {
+		unavailable(t, "cannot make a private mount namespace for exportfs -ra: %s", out)
+	}
 	for _, l := range strings.Split(string(out), "\n") {
 		if l = strings.TrimSpace(strings.TrimPrefix(l, "exportfs:")); !exportfsQuiet.MatchString(l) {
-			t.Fatalf("exportfs -ra: %s\n%s\n%s", l, out, text)
+			return l + "\n" + string(out)
 		}
 	}
+	return ""
 }
