@@ -65,6 +65,17 @@ func TestExplain(t *testing.T) {
 			{"<Global>", "AllowOverwrite", "on", "proftpd.conf.merge line 3", 6},
 		},
 	}, {
+		name:   "issue 12: a synonym that undid the merge is gone, so explain credits what Samba reads",
+		format: Samba,
+		layers: []Layer{
+			{Name: "base", Kind: KindBase, Data: []byte("[SambaDrive]\n\tpath = /mnt/usb\n\tread only = no\n\twritable = yes\n")},
+			{Name: "smb.conf.merge", Kind: KindMerge, Data: []byte("[SambaDrive]\nread only = yes\n")},
+		},
+		want: []Origin{
+			{"SambaDrive", "path", "/mnt/usb", "base", 2},
+			{"SambaDrive", "read only", "yes", "smb.conf.merge line 2", 3},
+		},
+	}, {
 		name:   "exports and continuation lines",
 		format: Exports,
 		layers: []Layer{

@@ -63,12 +63,24 @@ func TestSambaSynonyms(t *testing.T) {
 // TestSambaSynonymsTestparm proves with the real testparm that the
 // merged share is read-only, as the fragment says.
 func TestSambaSynonymsTestparm(t *testing.T) {
-	base := "[global]\n\tworkgroup = HOME\n[SambaDrive]\n\tpath = /tmp\n\tread only = no\n\tbrowseable = yes\n\twritable = yes\n"
-	got := mustMerge(t, Samba, []byte(base), []byte("[SambaDrive]\nread only = yes\n"))
+	mergedReads(t, "[global]\n\tworkgroup = HOME\n[SambaDrive]\n\tpath = /tmp\n\tread only = no\n\tbrowseable = yes\n\twritable = yes\n",
+		"[SambaDrive]\nread only = yes\n", map[string]map[string]string{"SambaDrive": {"read only": "Yes"}})
+}
+
+// mergedReads merges frag onto base and proves that testparm reads
+// from the result the values of want (section → parameter → value).
+func mergedReads(t *testing.T, base, frag string, want map[string]map[string]string) sambaDump {
+	t.Helper()
+	got := mustMerge(t, Samba, []byte(base), []byte(frag))
 	eff := sambaEffective(t, got)
-	if v := eff.get("SambaDrive", "read only"); v != "Yes" {
-		t.Errorf("testparm: read only = %q in [SambaDrive], want Yes\n%s", v, got)
+	for section, params := range want {
+		for p, v := range params {
+			if g := eff.get(section, p); g != v {
+				t.Errorf("testparm: %s = %q in [%s], want %q\n%s", p, g, section, v, got)
+			}
+		}
 	}
+	return eff
 }
 
 // TestSambaNewGlobal proves issue 12, fault 2: in a file of shares
@@ -101,14 +113,8 @@ func TestSambaNewGlobal(t *testing.T) {
 // TestSambaNewGlobalTestparm proves with the real testparm that the
 // share default reaches the shares.
 func TestSambaNewGlobalTestparm(t *testing.T) {
-	base := "[media]\n\tpath = /tmp\n\n[backup]\n\tpath = /tmp\n"
-	got := mustMerge(t, Samba, []byte(base), []byte("[global]\nhide dot files = no\n"))
-	eff := sambaEffective(t, got)
-	for _, share := range []string{"media", "backup"} {
-		if v := eff.get(share, "hide dot files"); v != "No" {
-			t.Errorf("testparm: hide dot files = %q in [%s], want No\n%s", v, share, got)
-		}
-	}
+	mergedReads(t, "[media]\n\tpath = /tmp\n\n[backup]\n\tpath = /tmp\n", "[global]\nhide dot files = no\n",
+		map[string]map[string]string{"media": {"hide dot files": "No"}, "backup": {"hide dot files": "No"}})
 }
 
 // TestSambaInclude proves issue 12, fault 3: a new key goes before the
@@ -144,15 +150,8 @@ func TestSambaIncludeTestparm(t *testing.T) {
 	if err := os.WriteFile(shares, []byte("[tank]\n\tpath = /tmp\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := "[global]\n\tworkgroup = HOME\n\tinclude = " + shares + "\n"
-	got := mustMerge(t, Samba, []byte(base), []byte("[global]\nsocket options = TCP_NODELAY\nhide dot files = no\n"))
-	eff := sambaEffective(t, got)
-	if v := eff.get("global", "socket options"); v != "TCP_NODELAY" {
-		t.Errorf("testparm: socket options = %q, want TCP_NODELAY\n%s", v, got)
-	}
-	if v := eff.get("global", "hide dot files"); v != "No" {
-		t.Errorf("testparm: hide dot files = %q in [global], want No\n%s", v, got)
-	}
+	eff := mergedReads(t, "[global]\n\tworkgroup = HOME\n\tinclude = "+shares+"\n", "[global]\nsocket options = TCP_NODELAY\nhide dot files = no\n",
+		map[string]map[string]string{"global": {"socket options": "TCP_NODELAY", "hide dot files": "No"}, "tank": {"hide dot files": "No"}})
 	if strings.Contains(eff.stderr, "found in service section") {
 		t.Errorf("testparm: %s", eff.stderr)
 	}
