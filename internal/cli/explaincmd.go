@@ -52,7 +52,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		}
 		layers = append(layers, merge.Layer{Name: "base", Kind: merge.KindBase, Data: live})
 	}
-	return printExplain(e, format, append(layers, sourceLayers(srcs)...), args[1:])
+	return printExplain(e, name, format, append(layers, sourceLayers(srcs)...), args[1:])
 }
 
 func sourceLayers(srcs []source.Source) []merge.Layer {
@@ -64,10 +64,15 @@ func sourceLayers(srcs []source.Source) []merge.Layer {
 	return layers
 }
 
-func printExplain(e *env, format string, layers []merge.Layer, key []string) error {
-	origins, err := merge.Explain(format, layers)
+// printExplain prints the table of origins of target, and on stderr the
+// warnings of its merge (a deletion that matched nothing).
+func printExplain(e *env, target, format string, layers []merge.Layer, key []string) error {
+	origins, warnings, err := merge.Explain(format, layers)
 	if err != nil {
-		return err
+		return reportEach(e, err, fmt.Sprintf("explain %s: its merge is refused", target))
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "userscript: %s: warning: %s\n", target, w)
 	}
 	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), "")) }
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nas-userscript/userscript/internal/merge"
 	"github.com/nas-userscript/userscript/internal/overlay"
@@ -41,8 +43,7 @@ func runRender(ctx context.Context, e *env, args []string) error {
 	var srcs []source.Source
 	target := ""
 	for _, file := range flags.Args() {
-		name := filepath.Base(file)
-		t, kind := source.Split(name)
+		t, kind := source.Split(filepath.Base(file))
 		if target != "" && t != target {
 			return usagef("render: %s is for %s, the other sources for %s: render one target at a time", file, t, target)
 		}
@@ -51,24 +52,32 @@ func runRender(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		srcs = append(srcs, source.Source{File: name, Target: t, Kind: kind, Data: source.Normalize(data)})
+		// Named as given, so that every message names the file the owner gave.
+		srcs = append(srcs, source.Source{File: file, Target: t, Kind: kind, Data: source.Normalize(data)})
 	}
 	tgt, ok := p.Target(target)
 	if !ok {
 		return usagef("render: no target %q in profile %s (userscript profiles lists them)", target, p.Name)
 	}
 	srcs = overlay.Ordered(srcs)
+	warnings, err := checkMerge(e, target, base, srcs)
+	if err != nil {
+		return err
+	}
 	if *explain {
 		format, ok := merge.FormatFor(target)
 		if !ok {
 			return fmt.Errorf("render --explain: %s is not a key = value file", target)
 		}
 		base := []merge.Layer{{Name: "base", Kind: merge.KindBase, Data: base}}
-		return printExplain(e, format, append(base, sourceLayers(srcs)...), nil)
+		return printExplain(e, target, format, append(base, sourceLayers(srcs)...), nil)
 	}
 	want, err := overlay.Compute(base, srcs)
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "userscript: %s: warning: %s\n", target, w)
 	}
 	if tgt.Validator != "" {
 		tmp, err := os.CreateTemp("", "userscript-render-*")
@@ -93,4 +102,39 @@ func runRender(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return os.WriteFile(*out, want, 0o644)
+}
+
+// checkMerge merges the .merge source, if any, onto what it applies to
+// (the replacement, or the base), and returns its warnings. Its
+// mistakes are printed one a line, each with the prefix and the
+// fragment's name as given; the error only sums them up.
+func checkMerge(e *env, target string, base []byte, srcs []source.Source) ([]string, error) {
+	in := base
+	for _, s := range srcs {
+		switch s.Kind {
+		case source.Replace:
+			in = s.Data
+		case source.Merge:
+			format, ok := merge.FormatFor(target)
+			if !ok {
+				return nil, fmt.Errorf("render: %s: %s is not a key = value file userscript can merge into: put the whole file in %s", s.File, target, target)
+			}
+			_, warnings, err := merge.MergeWarn(format, in, s.Data, s.File)
+			if err != nil {
+				return nil, reportEach(e, err, fmt.Sprintf("render %s: %s refused: nothing rendered", target, s.File))
+			}
+			return warnings, nil
+		}
+	}
+	return nil, nil
+}
+
+// reportEach prints every line of err with the userscript: prefix and
+// returns summary as the error: a message of several lines would get
+// the prefix on its first line only.
+func reportEach(e *env, err error, summary string) error {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(e.stderr, "userscript: %s\n", l)
+	}
+	return errors.New(summary)
 }

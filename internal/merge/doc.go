@@ -12,22 +12,28 @@
 //
 // # The rules for every format
 //
+// docs/FORMATS.md states every rule, precisely enough for the sh engine
+// to follow; in short:
+//
 //   - A line "key value" (in the format's own spelling) sets the key:
 //     every line that sets that key in that place gets the new value,
-//     keeping its indentation and the way its key is written. When there
-//     is none, the line is added at the end of that place, before the
-//     comments and blank lines that end it.
+//     keeping its indentation and the way its key is written; where the
+//     format has one line per key (smb.conf, exports) the first line of
+//     each block gets it and the others go. When there is none, the
+//     line is added at the end of that place, before the comments and
+//     blank lines that end it.
 //   - A line starting with "!" deletes: "!key" removes every line that
 //     sets the key there; "!" before a whole line removes what that line
 //     would replace. "![share]" and "!<Block args>" remove a whole
-//     section or block.
+//     section or block. A deletion that removes nothing is a warning
+//     (MergeWarn), never silent: it is often a typo.
 //   - A deletion of a section or block followed by the same section or
 //     block replaces it: its old lines go, the fragment's lines are put
 //     in, where it was.
 //   - When the fragment speaks of one key twice, the last line wins.
-//   - Mistakes are reported with the fragment's name and line:
-//     "smb.conf.merge line 3: a key outside any section: put it under
-//     [global] or the share's [name]". Nothing is merged then.
+//   - Mistakes are reported with the fragment's name and line, one a
+//     line: "smb.conf.merge line 3: a key outside any section: put it
+//     under [global] or the share's [name]". Nothing is merged then.
 //
 // # smb.conf (Samba)
 //
@@ -41,14 +47,19 @@
 //	![printers]
 //
 // Keys are compared the way Samba compares them: case and white space do
-// not count ("getwd cache" is "GetWDCache"); synonyms ("writeable",
-// "read only") are different keys. Section names do not count case;
-// [global] and [globals] are the global section, and the keys before
-// the first section of the file belong to it. Every key in a fragment
-// must be under a section. A key set in a section that appears twice is
-// changed in both; a new key goes into the last one. New sections are
-// added at the end of the file. "include = FILE" may appear many times:
-// each include is its own key, and "!include" removes them all.
+// not count ("getwd cache" is "GetWDCache"), and a synonym is the same
+// parameter (sambasyn.go: "writable" is "read only" inverted, "public"
+// is "guest ok"): the fragment's line replaces every line of the
+// parameter in the section, under any name. Section names do not count
+// case; [global] and [globals] are the global section, and the keys
+// before the first section of the file belong to it. Every key in a
+// fragment must be under a section. A key set in a section that
+// appears twice is changed in both; a new key goes into the first. New
+// sections are added at the end of the file, but a new [global] goes
+// before the first share, so that its share defaults reach the shares.
+// "include = FILE" may appear many times: each include is its own key,
+// "!include" removes them all, and other new keys go before the first
+// include of their section (the included file may end in a share).
 // Comments start with "#" or ";"; a line ending with "\" goes on on the
 // next line.
 //
@@ -76,6 +87,13 @@
 // "<IfModule mod_ident.c>" and keeps the guard around it. Other blocks
 // (<IfUser>, <Global> …) are places of their own.
 //
+// A fragment block that matches two blocks of the file that are not
+// guards (a firmware's two <VirtualHost 0.0.0.0>, one inside <IfModule
+// mod_sftp.c>) is refused with both named: "<VirtualHost 0.0.0.0>[2]"
+// (the second, counted from the top of the file) or the <IfModule>
+// around it in the fragment says which. A directive needs a value, but
+// for AllowAll and DenyAll.
+//
 // Most directives appear once per place and are matched by name. These
 // repeat, and are matched by name and first argument: Include,
 // LoadModule, DefaultRoot, DefaultChdir, SetEnv, UnsetEnv, UserAlias,
@@ -99,7 +117,8 @@
 // A line is keyed by its path: quotes and \040 escapes are read the way
 // exportfs reads them ("/mnt/my disk" is /mnt/my\040disk) and a trailing
 // "/" does not count. The line replaces every line for that path, all
-// of its clients at once; a new path is added at the end.
+// of its clients at once, and is written once, where the first was; a
+// new path is added at the end.
 //
 // # sysctl.conf, vsftpd.conf and other key = value files (keyvalue)
 //

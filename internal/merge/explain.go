@@ -36,13 +36,15 @@ type Origin struct {
 // base or replace layer starts over: everything comes from it; a merge
 // layer claims the lines it sets (its Source names the fragment's line);
 // an add layer is appended, after a newline when the text before it
-// lacks one, and claims the lines it brings.
-func Explain(format string, layers []Layer) ([]Origin, error) {
+// lacks one, and claims the lines it brings. The warnings are those of
+// the merge layers (see MergeWarn).
+func Explain(format string, layers []Layer) ([]Origin, []string, error) {
 	syn, err := syntaxFor(format)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc := syn.parse("")
+	var warnings []string
 	for _, l := range layers {
 		name := cmp.Or(l.Name, l.Kind)
 		switch l.Kind {
@@ -52,10 +54,14 @@ func Explain(format string, layers []Layer) ([]Origin, error) {
 		case KindMerge:
 			frag, err := syn.parseFragment(string(l.Data), name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			doc = reparse(syn, doc, prepare(syn, render(doc)), name)
-			newMerger(syn, doc).apply(frag)
+			m := newMerger(syn, doc)
+			if err := m.apply(frag); err != nil {
+				return nil, nil, err
+			}
+			warnings = append(warnings, m.warnings...)
 		case KindAdd:
 			text := render(doc)
 			if text != "" && !strings.HasSuffix(text, "\n") {
@@ -63,7 +69,7 @@ func Explain(format string, layers []Layer) ([]Origin, error) {
 			}
 			doc = reparse(syn, doc, text+string(l.Data), name)
 		default:
-			return nil, fmt.Errorf("%s: unknown layer kind %q (use %s, %s, %s or %s)", name, l.Kind, KindBase, KindReplace, KindMerge, KindAdd)
+			return nil, nil, fmt.Errorf("%s: unknown layer kind %q (use %s, %s, %s or %s)", name, l.Kind, KindBase, KindReplace, KindMerge, KindAdd)
 		}
 	}
 	var out []Origin
@@ -72,7 +78,7 @@ func Explain(format string, layers []Layer) ([]Origin, error) {
 			out = append(out, Origin{Section: syn.section(path), Key: n.key, Value: joinValue(n.value), Source: n.origin, Line: line})
 		}
 	})
-	return out, nil
+	return out, warnings, nil
 }
 
 // reparse parses text, which begins with the text of old, and carries

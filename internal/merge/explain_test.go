@@ -65,6 +65,17 @@ func TestExplain(t *testing.T) {
 			{"<Global>", "AllowOverwrite", "on", "proftpd.conf.merge line 3", 6},
 		},
 	}, {
+		name:   "issue 12: a synonym that undid the merge is gone, so explain credits what Samba reads",
+		format: Samba,
+		layers: []Layer{
+			{Name: "base", Kind: KindBase, Data: []byte("[SambaDrive]\n\tpath = /mnt/usb\n\tread only = no\n\twritable = yes\n")},
+			{Name: "smb.conf.merge", Kind: KindMerge, Data: []byte("[SambaDrive]\nread only = yes\n")},
+		},
+		want: []Origin{
+			{"SambaDrive", "path", "/mnt/usb", "base", 2},
+			{"SambaDrive", "read only", "yes", "smb.conf.merge line 2", 3},
+		},
+	}, {
 		name:   "exports and continuation lines",
 		format: Exports,
 		layers: []Layer{
@@ -78,7 +89,7 @@ func TestExplain(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Explain(tt.format, tt.layers)
+			got, _, err := Explain(tt.format, tt.layers)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,14 +132,14 @@ func checkLines(t *testing.T, format string, layers []Layer, origins []Origin) {
 }
 
 func TestExplainErrors(t *testing.T) {
-	if _, err := Explain(Samba, []Layer{{Name: "x", Kind: "patch"}}); err == nil || !strings.Contains(err.Error(), `x: unknown layer kind "patch"`) {
+	if _, _, err := Explain(Samba, []Layer{{Name: "x", Kind: "patch"}}); err == nil || !strings.Contains(err.Error(), `x: unknown layer kind "patch"`) {
 		t.Errorf("unknown kind: %v", err)
 	}
-	_, err := Explain(Samba, []Layer{{Kind: KindBase}, {Name: "smb.conf.merge", Kind: KindMerge, Data: []byte("a = 1\n")}})
+	_, _, err := Explain(Samba, []Layer{{Kind: KindBase}, {Name: "smb.conf.merge", Kind: KindMerge, Data: []byte("a = 1\n")}})
 	if err == nil || !strings.Contains(err.Error(), "smb.conf.merge line 1: a key outside any section") {
 		t.Errorf("bad fragment: %v", err)
 	}
-	if _, err := Explain("ini", nil); err == nil {
+	if _, _, err := Explain("ini", nil); err == nil {
 		t.Error("unknown format accepted")
 	}
 }
@@ -138,7 +149,7 @@ func TestExplainErrors(t *testing.T) {
 func TestExplainRealWorld(t *testing.T) {
 	base := readTestdata(t, "debian-smb.conf")
 	layers := []Layer{{Name: "base", Kind: KindBase, Data: base}, {Name: "smb.conf.merge", Kind: KindMerge, Data: []byte(sambaSeed)}}
-	got, err := Explain(Samba, layers)
+	got, _, err := Explain(Samba, layers)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ var exportsSyntax = &syntax{
 	parseFragment: parseExportsFragment,
 	cont:          exportsCont,
 	section:       func([]*node) string { return "" },
+	onePerBlock:   true,
 	unit:          "",
 }
 

@@ -59,3 +59,30 @@ func TestExportsRealWorld(t *testing.T) {
 	got = mustMerge(t, Exports, got, []byte("/mnt/ide1/public 10.0.0.5(ro)\n!/mnt/ide1/backup\n"))
 	golden(t, "debian-exports.remerged", got)
 }
+
+// TestExportsSeveralLines proves issue 12, fault 5: a path exported on
+// several lines (one per client) is replaced by the merged line once,
+// where its first line was, so exportfs sees no duplicated entries.
+func TestExportsSeveralLines(t *testing.T) {
+	runMerges(t, Exports, []mergeCase{{
+		name: "the issue's repro: one line per Raspberry Pi",
+		base: "# NFS root for the Pis\n/home/nfs/pi 192.168.1.11(rw,sync,no_subtree_check,no_root_squash)\n" +
+			"/home/nfs/pi 192.168.1.12(rw,sync,no_subtree_check,no_root_squash)\n" +
+			"/home/nfs/pi 192.168.1.13(rw,sync,no_subtree_check,no_root_squash)\n/srv/media *(ro)\n",
+		frag: "/home/nfs/pi 192.168.1.0/24(rw,sync,no_subtree_check,no_root_squash)\n",
+		want: "# NFS root for the Pis\n/home/nfs/pi 192.168.1.0/24(rw,sync,no_subtree_check,no_root_squash)\n/srv/media *(ro)\n",
+	}, {
+		name: "the lines between stay; spellings of the path count as one",
+		base: "/srv/a h1(ro)\n# b\n/srv/b *(ro)\n\"/srv/a/\" h2(ro)\n",
+		frag: "/srv/a h3(rw)\n",
+		want: "/srv/a h3(rw)\n# b\n/srv/b *(ro)\n",
+	}})
+}
+
+// TestExportsSeveralLinesExportfs proves with the real exportfs -ra
+// that the merged file has no duplicated export entries.
+func TestExportsSeveralLinesExportfs(t *testing.T) {
+	base := "/tmp 192.168.1.11(rw,sync,no_subtree_check)\n/tmp 192.168.1.12(rw,sync,no_subtree_check)\n/tmp 192.168.1.13(ro,sync,no_subtree_check)\n"
+	got := mustMerge(t, Exports, []byte(base), []byte("/tmp 192.168.1.11(rw,sync,no_subtree_check) 192.168.1.12(rw,sync,no_subtree_check)\n"))
+	exportfsCheck(t, got)
+}

@@ -41,7 +41,7 @@ func fuzzMerge(f *testing.F, format string, seeds ...[2]string) {
 		if !bytes.Equal(once, twice) {
 			t.Fatalf("merging twice differs from merging once\nbase  %q\nfrag  %q\nonce  %q\ntwice %q", base, frag, once, twice)
 		}
-		origins, err := Explain(format, []Layer{{Kind: KindBase, Data: base}, {Name: "f.merge", Kind: KindMerge, Data: frag}})
+		origins, _, err := Explain(format, []Layer{{Kind: KindBase, Data: base}, {Name: "f.merge", Kind: KindMerge, Data: frag}})
 		if err != nil {
 			t.Fatalf("explain: %v", err)
 		}
@@ -78,6 +78,8 @@ func FuzzSamba(f *testing.F) {
 		[2]string{"[global]\n   workgroup = HOME\n   write cache size = 262144\n\n# shares\n[homes]\n   browseable = no\n", sambaSeed},
 		[2]string{"log level = 3\n[global]\n\tpasswd chat = a \\\n  b\n[print$]\n;  write list = root\n", "![print$]\n[media]\npath = /srv\n[globals]\n!include\ninclude = /x\n"},
 		[2]string{"[a]\nx=1\n[A]\nx=2\n", "![a]\n[a]\ny = 3\n[a]\n"},
+		[2]string{"# shares\n[a]\n\twritable = yes\n\tread only = no\n\tpublic = yes\n[global]\n\tinclude = /x\n", "[a]\nread only = yes\n!browsable\nguest ok = no\n[global]\nlog level = 1\n"},
+		[2]string{"[media]\n\tpath = /srv\n", "[global]\nhide dot files = no\n[media]\ndirectory = /mnt\n"},
 	)
 }
 
@@ -86,6 +88,8 @@ func FuzzProFTPD(f *testing.F) {
 		[2]string{"ServerName \"Debian\"\n<IfModule mod_ident.c>\n  IdentLookups off\n</IfModule>\nInclude /etc/proftpd/conf.d/\n", proftpdSeed},
 		[2]string{"<Anonymous ~ftp>\n  User ftp\n  <Directory *>\n    <Limit WRITE>\n      DenyAll\n    </Limit>\n  </Directory>\n</Anonymous>\n", "!<Anonymous ~ftp>\n<Anonymous ~ftp>\n  <Limit LOGIN>\n    AllowAll\n  </Limit>\n</Anonymous>\n"},
 		[2]string{"DefaultRoot ~ !adm\nLoadModule mod_a.c\n</Global>\n<Global>\n", "!LoadModule\nLoadModule mod_b.c\nDefaultRoot ~\n<Global>\n!Umask\n</Global>\n"},
+		[2]string{twinVhosts, "<VirtualHost 0.0.0.0>[2]\nMaxClients 7\n</VirtualHost>\n<IfModule mod_sftp.c>\n<VirtualHost 0.0.0.0>\nPort 1\n</VirtualHost>\n</IfModule>\n!<Anonymous ~x>\n"},
+		[2]string{"<Directory /a>\n</Directory>\n", "<Directory /a>\nUmask 1\n</Directory>\n<IfModule mod_x.c>\n<Directory /a>\nUmask 2\n</Directory>\n</IfModule>\n"},
 	)
 }
 
@@ -93,6 +97,7 @@ func FuzzExports(f *testing.F) {
 	fuzzMerge(f, Exports,
 		[2]string{"# exports\n/mnt/ide1/public 192.168.178.0/255.255.255.0(ro)\n\"/mnt/my disk\" \\\n  *(ro)\n", "/mnt/ide1/public 192.168.178.0/255.255.255.0(rw,no_root_squash,no_all_squash,async) 10.0.0.5(ro)\n"},
 		[2]string{"/a *(ro)\n/a/ h(rw)\n", "!/a\n/mnt/my\\040disk *(rw)\n"},
+		[2]string{"/a h1(rw)\n/a h2(rw)\n#c\n/a/ h3(ro)\n", "/a h4(rw)\n!/b\n"},
 	)
 }
 

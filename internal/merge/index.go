@@ -4,8 +4,8 @@ import "slices"
 
 // Each block keeps an index of what it holds, built when first needed,
 // so that a fragment of many lines does not search the whole file for
-// each: "e"+id lists its entries with that identity, "b"+id its blocks,
-// "t" its transparent blocks. Adding a node updates the index; removing
+// each: "e"+id lists its entries with that identity, "n"+name those
+// with that name, "b"+id its blocks, "t" its transparent blocks. Adding a node updates the index; removing
 // nodes drops it, to be built again.
 
 func (m *merger) index(c *node) map[string][]*node {
@@ -25,6 +25,7 @@ func (m *merger) indexAdd(c, k *node) {
 	switch k.kind {
 	case entry:
 		c.idx["e"+k.id] = append(c.idx["e"+k.id], k)
+		c.idx["n"+k.name] = append(c.idx["n"+k.name], k)
 	case block:
 		c.idx["b"+k.id] = append(c.idx["b"+k.id], k)
 		if m.transparent(k) {
@@ -72,10 +73,10 @@ func (m *merger) insert(c *node, pos int, n *node) {
 }
 
 // removeEntries drops the lines d removes from the containers look and
-// the transparent blocks in them.
-func (m *merger) removeEntries(look []*node, d deletions) {
+// the transparent blocks in them, and returns them.
+func (m *merger) removeEntries(look []*node, d deletions) (removed []*node) {
 	if len(d.ids) == 0 && len(d.names) == 0 {
-		return
+		return nil
 	}
 	seen := map[*node]bool{}
 	var in func(c *node)
@@ -85,7 +86,14 @@ func (m *merger) removeEntries(look []*node, d deletions) {
 		}
 		seen[c] = true
 		n := len(c.kids)
-		if c.kids = slices.DeleteFunc(c.kids, d.removes); len(c.kids) != n {
+		c.kids = slices.DeleteFunc(c.kids, func(k *node) bool {
+			if d.removes(k) {
+				removed = append(removed, k)
+				return true
+			}
+			return false
+		})
+		if len(c.kids) != n {
 			c.idx = nil
 		}
 		for _, k := range c.kids {
@@ -97,10 +105,11 @@ func (m *merger) removeEntries(look []*node, d deletions) {
 	for _, c := range look {
 		in(c)
 	}
+	return removed
 }
 
-// removeBlocks takes the blocks bs out of the file.
-func (m *merger) removeBlocks(bs []*node) {
+// removeNodes takes the lines and blocks bs out of the file.
+func (m *merger) removeNodes(bs []*node) {
 	gone, listed := map[*node]bool{}, map[*node]bool{}
 	var parents []*node
 	for _, b := range bs {

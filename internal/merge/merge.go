@@ -62,17 +62,28 @@ var notKeyValueExt = map[string]bool{
 // comments and indentation; the result ends with a newline. Merging the
 // same fragment again changes nothing.
 func Merge(format string, base, fragment []byte, fragName string) ([]byte, error) {
+	out, _, err := MergeWarn(format, base, fragment, fragName)
+	return out, err
+}
+
+// MergeWarn is Merge that also returns its warnings: the lines of the
+// fragment that did nothing, each with the fragment's name and line (a
+// deletion that matched nothing: misspelt, or gone from the base).
+func MergeWarn(format string, base, fragment []byte, fragName string) ([]byte, []string, error) {
 	syn, err := syntaxFor(format)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	frag, err := syn.parseFragment(string(fragment), fragName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc := syn.parse(prepare(syn, string(base)))
-	newMerger(syn, doc).apply(frag)
-	return []byte(render(doc)), nil
+	m := newMerger(syn, doc)
+	if err := m.apply(frag); err != nil {
+		return nil, nil, err
+	}
+	return []byte(render(doc)), m.warnings, nil
 }
 
 // CheckFragment reports the mistakes in a fragment, each with its
@@ -110,8 +121,29 @@ type syntax struct {
 	// section names the blocks holding an entry, for Explain.
 	section func(path []*node) string
 	// blocksAtEnd: new blocks go at the end of the file after a blank
-	// line (smb.conf sections have no closing line).
+	// line (smb.conf sections have no closing line) …
 	blocksAtEnd bool
+	// … unless blockPos names the place in parent a new block like proto
+	// goes before (smb.conf: a new [global] before the first share).
+	blockPos func(parent, proto *node) int
+	// before names the entries a new line called name goes before the
+	// first of, in its block, or "" (smb.conf: before the first include).
+	before func(name string) string
+	// onePerBlock: a key has one line per block; when a fragment sets it,
+	// the first takes the value and the others go (smb.conf synonyms,
+	// exports lines of one path).
+	onePerBlock bool
+	// keyFor is the key a line of the file that the fragment line want
+	// sets is written with; nil keeps the line's own.
+	keyFor func(have, want *node) string
+	// newInFirst: a new line of a block the file has twice goes into the
+	// first (smb.conf: a [global] written again after the shares reaches
+	// only the shares after it); else into the last.
+	newInFirst bool
+	// twins: blocks with the same identity are different places (proftpd
+	// <VirtualHost>s); a fragment block that matches more than one is
+	// refused. Otherwise (smb.conf) they are one section written twice.
+	twins bool
 	// sepFromFile: new entries use the file's own separator, "=" or " = "
 	// (vsftpd.conf allows no spaces around "=").
 	sepFromFile bool

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -13,8 +14,13 @@ var proftpdSyntax = &syntax{
 	transparent:   func(b *node) bool { return proftpdTransparent[b.name] },
 	repeats:       func(name string) bool { return proftpdByFirstArg[name] || proftpdByArgs[name] },
 	section:       proftpdSection,
+	twins:         true,
 	unit:          "  ",
 }
+
+// proftpdNoArgs are the directives that take no value (mod_core's
+// set_allowall and set_denyall refuse any); every other one needs one.
+var proftpdNoArgs = map[string]bool{"allowall": true, "denyall": true}
 
 // proftpdTransparent are the blocks that only decide whether proftpd
 // reads their lines: a directive set outside them is looked for inside
@@ -147,6 +153,23 @@ func proftpdSection(path []*node) string {
 	return strings.Join(parts, " ")
 }
 
+// cutPosition cuts "[N]" from a block line "<Block args>[N]": the
+// position, from the top of the file, of the block it means among those
+// it matches. nth is 0 without one; ok is false for a position that is
+// not a number from 1.
+func cutPosition(t string) (line string, nth int, ok bool) {
+	body := strings.TrimRight(t, blanks+"\n")
+	i := strings.LastIndex(body, ">[")
+	if !strings.HasPrefix(body, "<") || i < 0 || !strings.HasSuffix(body, "]") {
+		return t, 0, true
+	}
+	n, err := strconv.Atoi(body[i+2 : len(body)-1])
+	if err != nil || n < 1 {
+		return t, 0, false
+	}
+	return body[:i+1] + "\n", n, true
+}
+
 // parseProftpdFragment reads a proftpd.conf fragment: directives and
 // blocks as in the file, "!Directive [args]" and "!<Block args>"
 // deletions. Blocks must be closed.
@@ -168,8 +191,13 @@ func parseProftpdFragment(text, src string) (*node, error) {
 				continue
 			}
 		}
+		t, nth, ok := cutPosition(t)
+		if !ok {
+			bad("%s: a position is written [N], N a number from 1", strings.TrimSpace(joinValue(t)))
+			continue
+		}
 		n, closes := proftpdLine(t)
-		n.raw, n.indent, n.del, n.line, n.origin = strings.TrimSpace(t), "", del, l.no, origin(src, l.no)
+		n.raw, n.indent, n.del, n.line, n.origin, n.nth = strings.TrimSpace(t), "", del, l.no, origin(src, l.no), nth
 		top, shown := stack[len(stack)-1], joinValue(n.raw)
 		switch {
 		case closes != "" && del:
@@ -189,6 +217,8 @@ func parseProftpdFragment(text, src string) (*node, error) {
 			if !del {
 				stack = append(stack, n)
 			}
+		case n.kind == entry && !del && joinValue(n.value) == "" && !proftpdNoArgs[n.name]:
+			bad("%s has no value: write %s VALUE, or !%s to delete it", n.key, n.key, n.key)
 		case n.kind == entry:
 			top.kids = append(top.kids, n)
 		default:

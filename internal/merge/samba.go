@@ -2,6 +2,7 @@ package merge
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -15,6 +16,11 @@ var sambaSyntax = &syntax{
 	repeats:       func(name string) bool { return name == "include" },
 	section:       sambaSection,
 	blocksAtEnd:   true,
+	blockPos:      sambaGlobalPos,
+	before:        sambaBeforeInclude,
+	onePerBlock:   true,
+	newInFirst:    true,
+	keyFor:        sambaKeyFor,
 	unit:          "\t",
 }
 
@@ -95,10 +101,11 @@ func sambaSectionID(name string) string {
 
 // sambaKeyID compares parameter names the way Samba does (strwicmp):
 // without regard to case or white space, so "getwd cache" is
-// "GetWDCache". include repeats: each include is its own line, told
+// "GetWDCache", and a synonym is its parameter ("writable" is "read
+// only", inverted). include repeats: each include is its own line, told
 // apart by its value.
 func sambaKeyID(key, value string) (name, id string) {
-	name = squeeze(key)
+	name, _ = sambaParam(key)
 	if name == "include" {
 		return name, name + "\x00" + joinValue(value)
 	}
@@ -113,6 +120,34 @@ func squeeze(s string) string {
 		}
 		return unicode.ToLower(r)
 	}, s)
+}
+
+// sambaGlobalPos: a new [global] goes before the first section of the
+// file, above the comments right above it, so that Samba reads its
+// share defaults before any share; -1 (the end) for other sections, or
+// in a file without sections.
+func sambaGlobalPos(parent, proto *node) int {
+	if proto.id != "global" {
+		return -1
+	}
+	first := slices.IndexFunc(parent.kids, func(k *node) bool { return k.kind == block })
+	if first < 0 {
+		return -1
+	}
+	for first > 0 && parent.kids[first-1].kind == trivia && !isBlankLine(parent.kids[first-1]) {
+		first--
+	}
+	return first
+}
+
+// sambaBeforeInclude: a new key goes before the first include of its
+// section, since the included file may end in a share, which would take
+// every line that follows the include.
+func sambaBeforeInclude(name string) string {
+	if name == "include" {
+		return ""
+	}
+	return "include"
 }
 
 // sambaExtra: keys before the first section are global.

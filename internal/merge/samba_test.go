@@ -47,20 +47,20 @@ func TestSambaMerge(t *testing.T) {
 		frag: "![public]\n[public]\npath = /mnt/ide1/public\nread only = no\n",
 		want: "[public]\n\tpath = /mnt/ide1/public\n\tread only = no\n# next\n[global]\n\tworkgroup = HOME\n",
 	}, {
-		name: "a section twice: both are changed, a new key goes into the last",
+		name: "a section twice: both are changed, a new key goes into the first, before the shares",
 		base: "[global]\n\tlog level = 0\n[public]\n\tpath = /srv\n[global]\n\tlog level = 2\n\tload printers = no\n",
 		frag: "[global]\nlog level = 1\ndead time = 5\n!load printers\n",
-		want: "[global]\n\tlog level = 1\n[public]\n\tpath = /srv\n[global]\n\tlog level = 1\n\tdead time = 5\n",
+		want: "[global]\n\tlog level = 1\n\tdead time = 5\n[public]\n\tpath = /srv\n[global]\n\tlog level = 1\n",
 	}, {
 		name: "keys before the first section are global",
 		base: "log level = 3\n[public]\n\tpath = /srv\n",
 		frag: "[global]\nlog level = 1\n",
 		want: "log level = 1\n[public]\n\tpath = /srv\n",
 	}, {
-		name: "a global key not in the file makes a [global] section",
+		name: "a global key not in the file makes a [global] section, before the shares",
 		base: "[public]\n\tpath = /srv\n",
 		frag: "[globals]\ndead time = 5\n",
-		want: "[public]\n\tpath = /srv\n\n[globals]\n\tdead time = 5\n",
+		want: "[globals]\n\tdead time = 5\n\n[public]\n\tpath = /srv\n",
 	}, {
 		name: "continuation lines are replaced whole, and kept in a fragment",
 		base: "[global]\n   passwd chat = *new* %n\\\n      *again* %n\n   workgroup = HOME\n",

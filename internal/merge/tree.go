@@ -29,7 +29,8 @@ type node struct {
 	id     string // entry, block: what a fragment line is matched by
 
 	origin    string // entry: the source that set it ("base", "smb.conf.merge line 4")
-	line      int    // fragment: the line number in the fragment
+	line      int    // fragment: the line number in the fragment; a block added by a merge: its fragment line
+	nth       int    // fragment block: "<Block args>[N]" names the Nth match in the file; 0 when not given
 	del       bool   // fragment: a "!" line
 	kidIndent string // block: indentation for new lines once its own lines are gone …
 	hinted    bool   // … when it was emptied to be replaced

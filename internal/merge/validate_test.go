@@ -3,9 +3,11 @@ package merge
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -103,6 +105,15 @@ const proftpdScript = `mount -t tmpfs none /run && mount -t tmpfs none /var/log 
 // proftpdCheck proves that proftpd accepts text: proftpd -t -c FILE exits 0.
 func proftpdCheck(t *testing.T, text []byte) {
 	t.Helper()
+	if problem := proftpdRun(t, text); problem != "" {
+		t.Fatalf("proftpd -t refuses the merged proftpd.conf: %s\n%s", problem, text)
+	}
+}
+
+// proftpdRun runs proftpd -t on text and returns what it says when it
+// refuses it, "" when it accepts it.
+func proftpdRun(t *testing.T, text []byte) string {
+	t.Helper()
 	bin := tool(t, "proftpd", "proftpd-core")
 	unshare := tool(t, "unshare", "util-linux")
 	file := filepath.Join(t.TempDir(), "proftpd.conf")
@@ -119,6 +130,109 @@ func proftpdCheck(t *testing.T, text []byte) {
 		unavailable(t, "cannot make a private mount namespace for proftpd -t: %s", out)
 	}
 	if err != nil {
-		t.Fatalf("proftpd -t refuses the merged proftpd.conf: %v\n%s\n%s", err, out, text)
+		return fmt.Sprintf("%v: %s", err, out)
 	}
+	return ""
+}
+
+// sambaDump is what testparm -s -v says Samba reads from a file: every
+// global parameter in [global], and in each share what differs from it.
+type sambaDump struct {
+	sections map[string]map[string]string // lower-case section → parameter → value
+	stderr   string
+}
+
+// get is the value Samba uses for param in section: the share's own,
+// else the global one.
+func (d sambaDump) get(section, param string) string {
+	if v, ok := d.sections[strings.ToLower(section)][param]; ok {
+		return v
+	}
+	return d.sections["global"][param]
+}
+
+// sambaEffective runs testparm -s -v on text and reads its dump; it
+// fails the test when testparm refuses the file.
+func sambaEffective(t *testing.T, text []byte) sambaDump {
+	t.Helper()
+	d, err := sambaRead(tool(t, "testparm", "samba"), t.TempDir(), text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return d
+}
+
+// sambaRead runs testparm -s -v on text, written in dir.
+func sambaRead(bin, dir string, text []byte) (sambaDump, error) {
+	file := filepath.Join(dir, "smb.conf")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		return sambaDump{}, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "-s", "-v", file)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return sambaDump{}, fmt.Errorf("testparm -s refuses the smb.conf: %v\n%s", err, stderr.String())
+	}
+	d := sambaDump{sections: map[string]map[string]string{}, stderr: stderr.String()}
+	var cur map[string]string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+			cur = map[string]string{}
+			d.sections[strings.ToLower(l[1:len(l)-1])] = cur
+		case cur != nil && strings.HasPrefix(l, "\t"):
+			k, v, _ := strings.Cut(strings.TrimSpace(l), " = ")
+			cur[strings.TrimSuffix(k, " =")] = v
+		}
+	}
+	return d, nil
+}
+
+// exportfsScript runs exportfs -ra in a private mount namespace on the
+// candidate bound over /etc/exports, with empty /var/lib/nfs and
+// /etc/exports.d, as internal/validate does.
+const exportfsScript = `mount --bind "$2" /etc/exports && mount -t tmpfs none /var/lib/nfs && { [ ! -d /etc/exports.d ] || mount -t tmpfs none /etc/exports.d; } && exec "$1" -ra`
+
+// exportfsQuiet are the lines exportfs -ra prints about this host, not
+// the file: folders and host names missing here, and its advice.
+var exportfsQuiet = regexp.MustCompile(`^$|Failed to stat|Failed to resolve|Neither 'subtree_check' or 'no_subtree_check'|Assuming default behaviour|this default has changed`)
+
+// exportfsCheck proves that exportfs -ra finds nothing wrong in text:
+// every line it prints is about a folder or host missing here.
+func exportfsCheck(t *testing.T, text []byte) {
+	t.Helper()
+	if problem := exportfsRun(t, text); problem != "" {
+		t.Fatalf("exportfs -ra: %s\n%s", problem, text)
+	}
+}
+
+// exportfsRun runs exportfs -ra on text and returns what it finds wrong
+// in it, "" when nothing.
+func exportfsRun(t *testing.T, text []byte) string {
+	t.Helper()
+	bin := tool(t, "exportfs", "nfs-kernel-server")
+	unshare := tool(t, "unshare", "util-linux")
+	if os.Geteuid() != 0 {
+		unavailable(t, "exportfs -ra needs root (a private mount namespace over /etc/exports)")
+	}
+	for _, need := range []string{"/etc/exports", "/var/lib/nfs"} {
+		if _, err := os.Stat(need); err != nil {
+			unavailable(t, "exportfs -ra needs %s to mount over: %v", need, err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "exports")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command(unshare, "-m", "sh", "-c", exportfsScript, "sh", bin, file).CombinedOutput()
+	if bytes.Contains(out, []byte("unshare:")) || bytes.HasPrefix(out, []byte("mount:")) {
+		unavailable(t, "cannot make a private mount namespace for exportfs -ra: %s", out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "exportfs:")); !exportfsQuiet.MatchString(l) {
+			return l + "\n" + string(out)
+		}
+	}
+	return ""
 }

@@ -205,9 +205,10 @@ func Compute(base []byte, srcs []source.Source) ([]byte, error) {
 				errs = append(errs, fmt.Errorf("conf.d/%s: %s is not a key = value file userscript can merge into: put the whole file in conf.d/%s", s.File, s.Target, s.Target))
 				continue
 			}
-			merged, err := merge.Merge(format, want, s.Data, s.File)
+			// Named conf.d/NAME, so that every line of the error names it.
+			merged, err := merge.Merge(format, want, s.Data, "conf.d/"+s.File)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("conf.d/%w", err))
+				errs = append(errs, err)
 				continue
 			}
 			want = merged

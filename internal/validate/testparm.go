@@ -11,19 +11,20 @@ import (
 // messages after a "[date, level] file:function(line)" header). testparm
 // gives no line numbers: they are found in the file (see smbconf.go).
 var (
-	reUnknown    = regexp.MustCompile(`Unknown parameter encountered: "(.*)"`)
-	reIgnored    = regexp.MustCompile(`Ignoring unknown parameter "(.*)"`)
-	reDeprecated = regexp.MustCompile(`WARNING: The "(.*)" option is deprecated`)
-	reHelper     = regexp.MustCompile(`set_variable_helper\((.*)\): (.*?)!?$`)
-	reBadBool    = regexp.MustCompile(`Badly formed boolean in configuration file: "(.*)"`)
-	reInvalid    = regexp.MustCompile(`Ignoring invalid value '(.*)' for parameter '(.*)'`)
-	reNoService  = regexp.MustCompile(`No service name in service entry`)
-	reDirMissing = regexp.MustCompile(`(ERROR|WARNING): (\w+ directory \S+ does not exist)`)
-	reDirPerms   = regexp.MustCompile(`WARNING: (\w+ directory \S+ should have permissions.*)`)
-	reError      = regexp.MustCompile(`ERROR: (.*)`)
-	reWarning    = regexp.MustCompile(`WARNING: (.*)`)
-	reQuoted     = regexp.MustCompile(`"[^"]*"|'[^']*'`)
-	reQuotedName = regexp.MustCompile(`'([^'=]+?)\s*(?:=[^']*)?'`)
+	reUnknown       = regexp.MustCompile(`Unknown parameter encountered: "(.*)"`)
+	reIgnored       = regexp.MustCompile(`Ignoring unknown parameter "(.*)"`)
+	reDeprecated    = regexp.MustCompile(`WARNING: The "(.*)" option is deprecated`)
+	reHelper        = regexp.MustCompile(`set_variable_helper\((.*)\): (.*?)!?$`)
+	reBadBool       = regexp.MustCompile(`Badly formed boolean in configuration file: "(.*)"`)
+	reInvalid       = regexp.MustCompile(`Ignoring invalid value '(.*)' for parameter '(.*)'`)
+	reNoService     = regexp.MustCompile(`No service name in service entry`)
+	reGlobalInShare = regexp.MustCompile(`Global parameter (.+) found in service section!`)
+	reDirMissing    = regexp.MustCompile(`(ERROR|WARNING): (\w+ directory \S+ does not exist)`)
+	reDirPerms      = regexp.MustCompile(`WARNING: (\w+ directory \S+ should have permissions.*)`)
+	reError         = regexp.MustCompile(`ERROR: (.*)`)
+	reWarning       = regexp.MustCompile(`WARNING: (.*)`)
+	reQuoted        = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+	reQuotedName    = regexp.MustCompile(`'([^'=]+?)\s*(?:=[^']*)?'`)
 )
 
 // testparmOutput is testparm's stderr, sorted.
@@ -31,6 +32,7 @@ type testparmOutput struct {
 	unknown, ignored, deprecated []string    // parameter names
 	valueErrs                    [][2]string // value, message
 	invalid                      [][2]string // value, parameter
+	globalInShare                []string    // global parameters read in a share
 	noService                    bool
 	dirErrors                    []string // lock/state/cache directory missing, as ERROR
 	errors, warnings, notes      []string
@@ -51,6 +53,8 @@ func readTestparm(stderr []byte) testparmOutput {
 			o.valueErrs = append(o.valueErrs, [2]string{m[1], "value is not boolean"})
 		} else if m := reInvalid.FindStringSubmatch(l); m != nil {
 			o.invalid = append(o.invalid, [2]string{m[1], m[2]})
+		} else if m := reGlobalInShare.FindStringSubmatch(l); m != nil {
+			o.globalInShare = append(o.globalInShare, m[1])
 		} else if reNoService.MatchString(l) {
 			o.noService = true
 		} else if m := reDirMissing.FindStringSubmatch(l); m != nil {
@@ -147,6 +151,7 @@ func testparmWarnings(o testparmOutput, conf smbConf) []string {
 	if included {
 		w = append(w, "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)")
 	}
+	w = append(w, globalInShareWarnings(o.globalInShare, conf)...)
 	for _, m := range o.warnings {
 		w = append(w, redact(m, conf.text))
 	}
@@ -213,4 +218,78 @@ func lastLine(b []byte) string {
 		return ""
 	}
 	return ls[len(ls)-1]
+}
+
+// globalInShareWarnings put a line on testparm's "Global parameter X
+// found in service section!": Samba ignores X there. The line is the
+// first X in a share of the candidate, or in [global] after an include
+// (the included file ended in a share, which takes the lines after the
+// include). X is a parameter of Samba's own table, never text of
+// another file, so it may be named when the line is in the included file.
+func globalInShareWarnings(names []string, conf smbConf) []string {
+	var w []string
+	used := map[int]bool{}
+	for _, name := range names {
+		msg := "Global parameter " + name + " found in service section!"
+		p, include, ok := conf.inShare(name, used)
+		switch {
+		case !ok:
+			w = append(w, "an included file sets global parameter "+name+" in a share section, where Samba ignores it")
+		case include > 0:
+			w = append(w, atLine(p, fmt.Sprintf("%s (it follows the include at line %d, which ends in a share: move it above the include)", msg, include)))
+		default:
+			w = append(w, atLine(p, msg+" (Samba ignores it in a share: move it into [global])"))
+		}
+	}
+	return w
+}
+
+// inShare finds the first line not in used that sets name in a share of
+// the candidate, or in the global section after an include (include is
+// then that include's line).
+func (c *smbConf) inShare(name string, used map[int]bool) (line, include int, ok bool) {
+	key := smbKey(name)
+	global, lastInclude := true, 0
+	headers := sectionHeaders(c.text)
+	for _, p := range c.params {
+		for len(headers) > 0 && headers[0].line < p.line {
+			global, lastInclude = headers[0].global, 0
+			headers = headers[1:]
+		}
+		switch {
+		case p.key == "include":
+			lastInclude = p.line
+		case p.key != key || used[p.line]:
+		case !global:
+			used[p.line] = true
+			return p.line, 0, true
+		case lastInclude > 0:
+			used[p.line] = true
+			return p.line, lastInclude, true
+		}
+	}
+	return 0, 0, false
+}
+
+type sectionHeader struct {
+	line   int
+	global bool
+}
+
+// sectionHeaders are the "[name]" lines of text: lines that start with
+// "[" and do not go on a line that ends in a backslash.
+func sectionHeaders(text string) []sectionHeader {
+	var out []sectionHeader
+	continued := false
+	for i, l := range strings.Split(text, "\n") {
+		t := strings.TrimLeftFunc(l, isCSpace)
+		if !continued && strings.HasPrefix(t, "[") {
+			name, _, _ := strings.Cut(t[1:], "]")
+			name = smbKey(name)
+			out = append(out, sectionHeader{line: i + 1, global: name == "global" || name == "globals"})
+		}
+		comment := strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";")
+		continued = !comment && strings.HasSuffix(strings.TrimRightFunc(l, isCSpace), `\`)
+	}
+	return out
 }

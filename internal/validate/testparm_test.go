@@ -113,3 +113,35 @@ func TestTestparmInclude(t *testing.T) {
 		reason:   "testparm -s: Error loading services (no line of this file is at fault: check the files it includes)",
 		warnings: []string{"an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)"}}.check(t, r)
 }
+
+// TestTestparmGlobalInShare proves issue 12, fault 3's message: a global
+// parameter Samba reads in a share section ("Global parameter …
+// found in service section!", which has no WARNING: prefix) is a
+// warning with its line, found after an include of shares too.
+func TestTestparmGlobalInShare(t *testing.T) {
+	needTool(t, "testparm")
+	shares := candidate(t, "shares.conf", "[tank]\n\tpath = /tmp\n")
+	tool := "testparm -s"
+	for _, tc := range []struct {
+		name, conf string
+		want       want
+	}{
+		{"in a share", "[global]\n\tworkgroup = HOME\n[media]\n\tpath = /tmp\n\tworkgroup = MEDIA\n",
+			want{validated: true, tool: tool, warnings: []string{
+				"line 5: Global parameter workgroup found in service section! (Samba ignores it in a share: move it into [global])"}}},
+		{"the issue's repro: after an include that ends in a share", "[global]\n\tworkgroup = HOME\n\tinclude = " + shares + "\n\tsocket options = TCP_NODELAY\n",
+			want{validated: true, tool: tool, warnings: []string{
+				"line 4: Global parameter socket options found in service section! (it follows the include at line 3, which ends in a share: move it above the include)"}}},
+		{"the same name in [global] first", "[global]\n\tsocket options = SO_KEEPALIVE\n\tinclude = " + shares + "\n\tsocket options = TCP_NODELAY\n",
+			want{validated: true, tool: tool, warnings: []string{
+				"line 4: Global parameter socket options found in service section! (it follows the include at line 3, which ends in a share: move it above the include)"}}},
+		{"in the included file", "[global]\n\tworkgroup = HOME\n\tinclude = " + candidate(t, "bad.conf", "[tank]\n\tpath = /tmp\n\tworkgroup = X\n") + "\n",
+			want{validated: true, tool: tool, warnings: []string{
+				"an included file sets global parameter workgroup in a share section, where Samba ignores it"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Check(context.Background(), Testparm, candidate(t, "smb.conf", tc.conf), Options{})
+			tc.want.check(t, r)
+		})
+	}
+}
