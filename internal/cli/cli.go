@@ -116,7 +116,9 @@ func (e *env) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(e.stderr, "userscript: %v\n", err)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(e.stderr, "userscript: %s\n", line)
+	}
 	var u usageError
 	switch {
 	case errors.As(err, &u):

@@ -125,6 +125,7 @@ func (e *Engine) report(it *Item) *status.Report {
 	if len(it.Sources) == 0 {
 		r.Reason = "no source in conf.d any more: the firmware's own file is live again"
 	}
+	r.Warnings = append(r.Warnings, it.Warnings...)
 	if note := e.recovered[it.Target.Name]; note != "" {
 		r.Notes = append(r.Notes, note)
 	}
@@ -196,7 +197,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		e.logger().Info("exec", "argv", strings.Join(x.Argv, " "), "exit", x.ExitCode, "err", errString(x.Err))
 	}
 	r.Validated = v.Tool
-	r.Warnings = v.Warnings
+	r.Warnings = append(r.Warnings, v.Warnings...)
 	r.Notes = append(r.Notes, v.Notes...)
 	switch {
 	case v.Refused:

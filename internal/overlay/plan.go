@@ -21,13 +21,14 @@ type Item struct {
 	LivePath string          // real path of the live file
 	Sources  []source.Source // in the order they apply
 	Live     []byte
-	LiveOK   bool   // the live file exists
-	Base     []byte // the firmware's version
-	Captured bool   // the base was taken from the live file just now
-	Want     []byte // the target: base + sources
-	Problem  error  // why the target cannot be applied
-	Held     bool   // the sources were rejected or rolled back and wait for an edit
-	Drifted  bool   // something else rewrote the file we wrote
+	LiveOK   bool     // the live file exists
+	Base     []byte   // the firmware's version
+	Captured bool     // the base was taken from the live file just now
+	Want     []byte   // the target: base + sources
+	Problem  error    // why the target cannot be applied
+	Warnings []string // lines of a .merge that did nothing
+	Held     bool     // the sources were rejected or rolled back and wait for an edit
+	Drifted  bool     // something else rewrote the file we wrote
 }
 
 // Changed reports whether applying the item would change the live file.
@@ -154,7 +155,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = errors.New(why)
 		return
 	}
-	it.Want, it.Problem = Compute(it.Base, it.Sources)
+	it.Want, it.Warnings, it.Problem = ComputeWarn(it.Base, it.Sources)
 	if it.Problem != nil {
 		return
 	}
@@ -182,8 +183,16 @@ func needsBase(srcs []source.Source) bool {
 // Compute is the target: the replacement (or the base), then the merge,
 // then the appended text. The same base and sources always give the same target.
 func Compute(base []byte, srcs []source.Source) ([]byte, error) {
+	want, _, err := ComputeWarn(base, srcs)
+	return want, err
+}
+
+// ComputeWarn is Compute that also returns the warnings of the merge:
+// fragment lines that did nothing (a misspelt deletion).
+func ComputeWarn(base []byte, srcs []source.Source) ([]byte, []string, error) {
 	want := base
 	var errs []error
+	var warnings []string
 	for _, s := range srcs {
 		if s.Err != nil {
 			errs = append(errs, fmt.Errorf("conf.d/%s: %w", s.File, s.Err))
@@ -206,21 +215,21 @@ func Compute(base []byte, srcs []source.Source) ([]byte, error) {
 				continue
 			}
 			// Named conf.d/NAME, so that every line of the error names it.
-			merged, err := merge.Merge(format, want, s.Data, "conf.d/"+s.File)
+			merged, warns, err := merge.MergeWarn(format, want, s.Data, "conf.d/"+s.File)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			want = merged
+			want, warnings = merged, append(warnings, warns...)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
 	if want == nil {
 		want = []byte{}
 	}
-	return want, nil
+	return want, warnings, nil
 }
 
 // CheckDirs makes sure conf.d and state/ are real folders of the app
