@@ -41,6 +41,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 type env struct {
 	root, app, profileName string
 	debug                  bool
+	wait                   time.Duration
 	version                string
 	stdout, stderr         io.Writer
 	log                    *slog.Logger
@@ -79,6 +80,7 @@ func Main(args []string, stdout, stderr io.Writer, version string) int {
 	fs.StringVar(&e.app, "app", os.Getenv("USERSCRIPT_APP"), "the app `DIR` holding conf.d and state (env USERSCRIPT_APP; default: bin/..)")
 	fs.StringVar(&e.profileName, "profile", "", "use the profile `NAME` instead of the one in the settings")
 	fs.BoolVar(&e.debug, "debug", false, "log to stderr as well")
+	fs.DurationVar(&e.wait, "wait", 5*time.Minute, "how long to wait for another apply (a restart being proven) to finish")
 	fs.Usage = func() { usage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,7 +106,7 @@ func Main(args []string, stdout, stderr io.Writer, version string) int {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: userscript [--root DIR] [--app DIR] [--profile NAME] [--debug] COMMAND\n\ncommands:\n")
+	fmt.Fprintf(w, "usage: userscript [--root DIR] [--app DIR] [--profile NAME] [--wait D] [--debug] COMMAND\n\ncommands:\n")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %-15s %s\n", c.name, c.args, c.help)
 	}
@@ -150,11 +152,7 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 	if err != nil {
 		return nil, nil, err
 	}
-	set, err := settings.Load(filepath.Join(app, "userscript.toml"))
-	if err != nil {
-		return nil, nil, err
-	}
-	prof, err := e.pickProfile(app, set)
+	set, prof, notes, err := e.settings(app)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,13 +161,14 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 		sys = &system.DryRun{System: sys}
 	}
 	stateDir := filepath.Join(app, "state")
-	eng := &overlay.Engine{Sys: sys, Profile: prof, App: app, Strict: set.Strict, Keep: set.Keep}
+	timeout, _ := set.Timeout()
+	eng := &overlay.Engine{Sys: sys, Profile: prof, App: app, Strict: set.Strict, Keep: set.Keep, ValidateTimeout: timeout, Notes: notes}
 	if err := eng.CheckDirs(); err != nil {
 		return nil, nil, err
 	}
 	release := func() {}
 	if lock && !dry {
-		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		lctx, cancel := context.WithTimeout(ctx, e.wait)
 		l, err := state.Acquire(lctx, stateDir)
 		cancel()
 		if err != nil {
@@ -179,7 +178,40 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 	}
 	e.log = e.logger(stateDir, dry)
 	eng.Log = e.log
+	for _, n := range notes {
+		e.log.Warn("settings", "note", n)
+		fmt.Fprintf(e.stderr, "userscript: warning: %s\n", n)
+	}
 	return eng, release, nil
+}
+
+// settings reads userscript.toml and picks the profile it changes. A
+// mistake in the file never stops the engine (a typo must not leave the
+// NAS with its ROM files after a reboot): an unknown key is ignored, and
+// a file that cannot be used at all gives way to the defaults; each is
+// named in the notes, which go to every status file.
+func (e *env) settings(app string) (*settings.Settings, *profile.Profile, []string, error) {
+	path := filepath.Join(app, "userscript.toml")
+	set, err := settings.Load(path)
+	var notes []string
+	if err != nil {
+		notes = append(notes, fmt.Sprintf("%v; the defaults are used instead", err))
+		set = &settings.Settings{Keep: settings.DefaultKeep}
+	}
+	notes = append(notes, set.Unknown...)
+	prof, err := e.pickProfile(app, set)
+	if err != nil && e.profileName == "" && set.Profile != "" && packagedProfile(app) != "" {
+		// Say, a misspelt profile name: the one the package was built for.
+		notes = append(notes, fmt.Sprintf("%s: %v; the package's profile %s is used instead", path, err, packagedProfile(app)))
+		set = &settings.Settings{Keep: set.Keep, Targets: set.Targets, Services: set.Services}
+		prof, err = e.pickProfile(app, set)
+	}
+	var u usageError
+	if err != nil && !errors.As(err, &u) {
+		notes = append(notes, fmt.Sprintf("%v; the profile's own targets and services are used instead", err))
+		prof, err = e.pickProfile(app, &settings.Settings{Profile: set.Profile, Keep: set.Keep})
+	}
+	return set, prof, notes, err
 }
 
 func (e *env) logger(stateDir string, dry bool) *slog.Logger {

@@ -126,6 +126,7 @@ func (e *Engine) report(it *Item) *status.Report {
 		r.Reason = "no source in conf.d any more: the firmware's own file is live again"
 	}
 	r.Warnings = append(r.Warnings, it.Warnings...)
+	r.Notes = append(r.Notes, e.Notes...)
 	if note := e.recovered[it.Target.Name]; note != "" {
 		r.Notes = append(r.Notes, note)
 	}

@@ -29,6 +29,8 @@ type Engine struct {
 	// Paused holds targets that are not applied for now, with the reason
 	// (the watcher pauses a target something keeps rewriting).
 	Paused map[string]string
+	// Notes go into every status file (a mistake in userscript.toml).
+	Notes []string
 	// Check validates a staged candidate; nil means validate.Check.
 	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
 

@@ -1,4 +1,5 @@
 // Package settings reads userscript.toml: the profile to use, changes to
-// its targets and services, and the engine's knobs. An unknown key is an
-// error that names it, so a typo never silently does nothing.
+// its targets and services, and the engine's knobs. An unknown key is
+// ignored and named (Settings.Unknown), so a typo never silently does
+// nothing and never stops the engine at boot.
 package settings

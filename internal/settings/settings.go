@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -23,6 +22,8 @@ type Settings struct {
 	ValidateTimeout string             `toml:"validate_timeout"`
 	Targets         map[string]Target  `toml:"targets"`
 	Services        map[string]Service `toml:"services"`
+	// Unknown says which keys were not understood (and ignored).
+	Unknown []string `toml:"-"`
 }
 
 // Target changes or adds a target of the profile. Empty fields keep the
@@ -64,12 +65,8 @@ func Load(path string) (*Settings, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		return nil, fmt.Errorf("%s: unknown key %s: check the spelling against the commented example", path, strings.Join(keys, ", "))
+	for _, k := range md.Undecoded() {
+		s.Unknown = append(s.Unknown, fmt.Sprintf("%s: unknown key %s, ignored: check the spelling against userscript.toml.example", path, k.String()))
 	}
 	if s.Keep < 1 {
 		return nil, fmt.Errorf("%s: keep = %d: keep at least 1 generation", path, s.Keep)

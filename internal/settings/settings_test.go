@@ -46,8 +46,6 @@ func TestExampleLoads(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	tests := []struct{ name, toml, want string }{
-		{"unknown top key", "profil = \"x\"\n", "unknown key profil"},
-		{"unknown nested key", "[services.samba]\nrestrt = [\"x\"]\n", "unknown key services.samba.restrt"},
 		{"keep zero", "keep = 0\n", "keep at least 1"},
 		{"syntax", "profile = \n", "userscript.toml"},
 	}
@@ -88,5 +86,18 @@ func TestApplyRefusesEscapes(t *testing.T) {
 				t.Fatalf("Apply = %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// An unknown key is named and ignored: the other settings still hold.
+func TestUnknownKeys(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "userscript.toml")
+	os.WriteFile(p, []byte("profil = \"x\"\nkeep = 5\n[services.samba]\nrestrt = [\"x\"]\n"), 0o644)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Keep != 5 || len(s.Unknown) != 2 || !strings.Contains(s.Unknown[0], "unknown key profil") || !strings.Contains(s.Unknown[1], "services.samba.restrt") {
+		t.Errorf("keep %d, unknown %q", s.Keep, s.Unknown)
 	}
 }
