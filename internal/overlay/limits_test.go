@@ -73,3 +73,43 @@ func TestTargetOverLimit(t *testing.T) {
 		t.Errorf("status of a live file over 1 MiB:\n%s", st)
 	}
 }
+
+// fullDisk is a data disk with no room left for the owner.
+type fullDisk struct{ system.System }
+
+func (fullDisk) Free(string) (int64, error) { return 4096, nil }
+
+// On a full data disk a source may have been cut short while it was
+// copied in: nothing new is applied and the status says why; content
+// already committed is still put back at boot.
+func TestDataDiskFull(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "etc/c.conf", "rom\n")
+	f.source(t, "c.conf", "good\n")
+	if _, err := f.eng.Apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	real := f.eng.Sys
+	f.eng.Sys = fullDisk{real}
+	f.source(t, "c.conf", "cut sh")
+	_, err := f.eng.Apply(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "data disk full") {
+		t.Fatalf("apply on a full disk: %v", err)
+	}
+	if got := f.live(t, "etc/c.conf"); got != "good\n" {
+		t.Errorf("live = %q: a source copied onto a full disk went live", got)
+	}
+	st, _ := os.ReadFile(filepath.Join(f.app, "conf.d/c.conf.status"))
+	if !strings.Contains(string(st), "status: FAILED") || !strings.Contains(string(st), "data disk full") {
+		t.Errorf("status:\n%s", st)
+	}
+	// A reboot with the disk still full: the committed content comes back.
+	f.source(t, "c.conf", "good\n")
+	f.put(t, "etc/c.conf", "rom\n")
+	if _, err := f.eng.Apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.live(t, "etc/c.conf"); got != "good\n" {
+		t.Errorf("after a reboot on a full disk live = %q, want the committed content", got)
+	}
+}
