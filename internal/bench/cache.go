@@ -31,7 +31,11 @@ func (lr *localRun) dropCaches(ctx context.Context) {
 		lr.say("page cache: cannot drop it (%v), but the test file (%d MiB) is larger than RAM (%d MiB): reads come from the disk", err, lr.Size/MiB, mem/MiB)
 		return
 	}
-	lr.warn("reads may come from the page cache, not the disk: /proc/sys/vm/drop_caches cannot be written (%v) and the test file (%d MiB) fits in RAM (%d MiB); run as root, or use a --size larger than RAM", err, lr.Size/MiB, mem/MiB)
+	ram := "RAM size unknown"
+	if mem > 0 {
+		ram = fmt.Sprintf("RAM is %d MiB", mem/MiB)
+	}
+	lr.warn("reads may come from the page cache, not the disk: /proc/sys/vm/drop_caches cannot be written (%v) and the test file (%d MiB) may fit in RAM (%s); run as root, or use a --size larger than RAM", err, lr.Size/MiB, ram)
 }
 
 func (lr *localRun) drop(ctx context.Context) error {
