@@ -92,11 +92,16 @@ func diskOf(sys system.System, dev string) string {
 }
 
 // isUSB tells whether a disk hangs off a USB bus: its /sys/block link
-// points into a USB device. (system.System has no Readlink; the link is
-// read at its path under the root.)
+// (Linux >= 2.6.25) or its device link (older kernels) points into a USB
+// device. (system.System has no Readlink; the links are read at their
+// paths under the root.)
 func isUSB(sys system.System, disk string) bool {
-	target, err := os.Readlink(sys.Root("/sys/block/" + disk))
-	return err == nil && strings.Contains(target, "/usb")
+	for _, p := range []string{"/sys/block/" + disk, "/sys/block/" + disk + "/device"} {
+		if target, err := os.Readlink(sys.Root(p)); err == nil && strings.Contains(target, "/usb") {
+			return true
+		}
+	}
+	return false
 }
 
 // A Partition is one partition's start, and whether it is aligned.

@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -67,5 +70,33 @@ func TestMounts(t *testing.T) {
 	}
 	if got := findMount(n.sys, ms, main, true); got != "/mnt/usb disk" {
 		t.Errorf("USB disk %q, want /mnt/usb disk", got)
+	}
+}
+
+// On kernels before 2.6.25 /sys/block/sdX is a folder, and its device
+// link tells the USB disk.
+func TestUSBOldKernel(t *testing.T) {
+	n := newFakeNAS(t)
+	n.write(t, "/sys/block/sde/size", "100\n")
+	n.write(t, "/sys/devices/pci0/usb2/2-1/host3/target3:0:0/3:0:0:0/vendor", "IBM\n")
+	if err := os.Symlink("../../devices/pci0/usb2/2-1/host3/target3:0:0/3:0:0:0", n.path("/sys/block/sde/device")); err != nil {
+		t.Fatal(err)
+	}
+	if !isUSB(n.sys, "sde") || isUSB(n.sys, "sda") || !isUSB(n.sys, "sdc") {
+		t.Error("USB detection")
+	}
+}
+
+// A test that writes needs sync as well: without it, skipped.
+func TestLocalNeedsSync(t *testing.T) {
+	onlyTools(t, "dd", "cp")
+	n := newFakeNAS(t)
+	var out bytes.Buffer
+	rep, err := newLocal(n, &out, "S1", "ZeroNull").Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Test != "S1" || rep.Skipped[0].Reason != "sync not found on this device" || len(rep.Results) != 2 {
+		t.Errorf("%+v", rep)
 	}
 }

@@ -126,8 +126,8 @@ func (lr *localRun) plan() ([]localTest, error) {
 		if !lr.wanted(t) {
 			continue
 		}
-		if _, err := exec.LookPath(t.tool); err != nil {
-			lr.skip(t.name, "%s not found on this device", t.tool)
+		if missing := missingTool(t); missing != "" {
+			lr.skip(t.name, "%s not found on this device", missing)
 			continue
 		}
 		if why := lr.findDisks(t, mounts, main); why != "" {
@@ -137,6 +137,21 @@ func (lr *localRun) plan() ([]localTest, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// missingTool is the first program t needs that is not in PATH: its
+// tool, and sync when it writes to a disk.
+func missingTool(t localTest) string {
+	tools := []string{t.tool}
+	if t.writes {
+		tools = append(tools, "sync")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool
+		}
+	}
+	return ""
 }
 
 func (lr *localRun) wanted(t localTest) bool {

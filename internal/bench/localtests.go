@@ -22,11 +22,12 @@ const (
 
 // A localTest is one of the page's test scripts.
 type localTest struct {
-	name  string
-	named bool   // runs only when named: S2 and UrandomNull take half an hour on the IcyBox
-	tool  string // the program it runs
-	disks []role // every disk it writes to or reads from
-	run   func(ctx context.Context, lr *localRun, run int) ([]Result, error)
+	name   string
+	named  bool   // runs only when named: S2 and UrandomNull take half an hour on the IcyBox
+	writes bool   // writes a file to a disk (and syncs)
+	tool   string // the program it runs (a write needs sync too)
+	disks  []role // every disk it writes to or reads from
+	run    func(ctx context.Context, lr *localRun, run int) ([]Result, error)
 }
 
 // Files the tests share, in each disk's bench folder.
@@ -45,7 +46,7 @@ func localTests() []localTest {
 		{name: "UrandomNull", named: true, tool: "dd", run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "UrandomNull", "/dev/urandom", "/dev/null", nil, nil)
 		}},
-		{name: "S1", tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S1", writes: true, tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "S1", "/dev/zero", mainFile, nil, lr.disk(onMain))
 		}},
 		{name: "L1Null", tool: "cp", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
@@ -55,22 +56,22 @@ func localTests() []localTest {
 			return lr.dd(ctx, n, "L2DD", mainFile, "/dev/null", lr.disk(onMain), nil)
 		}},
 		{name: "L3hdparm", tool: "hdparm", disks: []role{onMain}, run: hdparm},
-		{name: "S3", tool: "cp", disks: []role{onMain, onSecond}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S3", writes: true, tool: "cp", disks: []role{onMain, onSecond}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "S3", lr.disk(onMain), mainFile, lr.disk(onSecond))
 		}},
-		{name: "USB1-out", tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USB1-out", writes: true, tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "USB1-out", lr.disk(onMain), mainFile, lr.disk(onUSB))
 		}},
-		{name: "USBWriteOnly1", tool: "dd", disks: []role{onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USBWriteOnly1", writes: true, tool: "dd", disks: []role{onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "USBWriteOnly1", "/dev/zero", usbFile, nil, lr.disk(onUSB))
 		}},
 		{name: "USBReadOnly1", tool: "dd", disks: []role{onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "USBReadOnly1", usbFile, "/dev/null", lr.disk(onUSB), nil)
 		}},
-		{name: "USB1-in", tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USB1-in", writes: true, tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "USB1-in", lr.disk(onUSB), usbFile, lr.disk(onMain))
 		}},
-		{name: "S2", named: true, tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S2", named: true, writes: true, tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "S2", "/dev/urandom", randomFile, nil, lr.disk(onMain))
 		}},
 	}

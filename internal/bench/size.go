@@ -29,14 +29,6 @@ func ParseSize(s string) (int64, error) {
 	return n * unit, nil
 }
 
-// FormatSize writes a size the way ParseSize reads it.
-func FormatSize(n int64) string {
-	if n%(1<<30) == 0 {
-		return fmt.Sprintf("%dG", n>>30)
-	}
-	return fmt.Sprintf("%dM", n/MiB)
-}
-
 // Rate is the throughput of bytes in seconds in MB/s (2^20 bytes).
 func Rate(bytes int64, seconds float64) float64 {
 	if seconds <= 0 {
