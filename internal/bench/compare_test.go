@@ -144,6 +144,9 @@ func TestSVGScale(t *testing.T) {
 	if !wide.log || wide.lo != 1 || wide.hi != 100000 {
 		t.Errorf("8..12000 MB/s: %+v, want log 1..100000", wide)
 	}
+	if low := newScale([]Result{{MBPerS: 100.5}, {MBPerS: 27000}}); low.lo != 10 {
+		t.Errorf("100..27000 MB/s: %+v, want log from 10 (the lowest bar visible)", low)
+	}
 	if x := wide.x(12.5); x <= plotLeft || x >= plotRight {
 		t.Errorf("12.5 MB/s at x=%.0f, outside the plot", x)
 	}

@@ -54,7 +54,8 @@ func newScale(rs ...[]Result) scale {
 		}
 	}
 	if maxV > 0 && maxV/minV > 100 {
-		return scale{log: true, lo: math.Pow(10, math.Floor(math.Log10(minV))), hi: math.Pow(10, math.Ceil(math.Log10(maxV*1.05)))}
+		// The lowest bar gets at least a third of a decade.
+		return scale{log: true, lo: math.Pow(10, math.Floor(math.Log10(minV/2))), hi: math.Pow(10, math.Ceil(math.Log10(maxV*1.05)))}
 	}
 	hi := math.Max(maxV*1.1, 12.5*1.1)
 	if maxV > 25 {

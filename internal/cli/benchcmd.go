@@ -142,7 +142,7 @@ func (e *env) finishBench(sys system.System, app string, bf benchFlags, rep *ben
 			fmt.Fprintf(e.stdout, "note: %v; writing to the current folder\n", err)
 			dir = "."
 		}
-		if out, err = bench.ResultsFile(dir, bf.name, sys.Now()); err != nil {
+		if out, err = bench.ResultsFile(dir, bf.name, rep.Results[0].Time); err != nil {
 			return usagef("--name: %v", err)
 		}
 	}

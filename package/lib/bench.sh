@@ -228,6 +228,7 @@ bench_main() {
 	esac
 	CSV='' JRES='' RATES='' SEEN='' SKIPS='' WARNS='' JPARTS='' MADE='' PREP='' CACHE='' FAILED_ANY=0
 	parse_args "$@"
+	STAMP=$(date -u '+%Y-%m-%d-%H%M%S')
 	# 0, not EXIT: BusyBox 1.2's ash knows no EXIT.
 	trap cleanup 0
 	trap 'cleanup; exit 130' INT

@@ -227,7 +227,7 @@ save() {
 }
 
 # results_path sets OUT (unless --out gave it): conf.d/.bench/DATE-NAME.csv
-# in the app dir, never through a link.
+# in the app dir (DATE: the start, STAMP), never through a link.
 results_path() {
 	[ -z "$OUT" ] || return 0
 	rp_dir=$APP/conf.d/.bench
@@ -238,5 +238,5 @@ results_path() {
 		say "note: $APP/conf.d: no conf.d folder here; writing to the current folder"
 		rp_dir=.
 	fi
-	OUT=$rp_dir/$(date -u '+%Y-%m-%d-%H%M%S')-$NAME.csv
+	OUT=$rp_dir/$STAMP-$NAME.csv
 }
