@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 )
@@ -11,6 +13,17 @@ import (
 type Side struct {
 	Name    string // the file name, as the owner gave it
 	Results []Result
+}
+
+// LoadSide reads a results file for a comparison.
+func LoadSide(name string) (Side, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return Side{}, err
+	}
+	defer f.Close()
+	rs, err := ReadCSV(f, name)
+	return Side{Name: filepath.Base(name), Results: rs}, err
 }
 
 // Describe says where a side's numbers come from: when, which device and

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/textproto"
 	"net/url"
-	"os"
 	"path"
 	"time"
 
@@ -28,14 +27,8 @@ func newFTP(raw, name string) (*ftpEndpoint, error) {
 	if err != nil || u.Scheme != "ftp" || u.Host == "" {
 		return nil, fmt.Errorf("--ftp %q: want ftp://[USER@]HOST[:PORT][/FOLDER]", raw)
 	}
-	e := &ftpEndpoint{addr: hostPort(u, "21"), user: "anonymous", pass: "userscript@", folder: u.Path, name: name}
-	if u.User != nil {
-		e.user = u.User.Username()
-		e.pass, _ = u.User.Password()
-	}
-	if p := os.Getenv("USERSCRIPT_FTP_PASSWORD"); p != "" {
-		e.pass = p
-	}
+	e := &ftpEndpoint{addr: hostPort(u, "21"), folder: u.Path, name: name}
+	e.user, e.pass = login(u, "anonymous", "userscript@", "USERSCRIPT_FTP_PASSWORD")
 	return e, nil
 }
 

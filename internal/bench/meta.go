@@ -66,6 +66,21 @@ func ResultsDir(sys system.System, app string) (string, error) {
 	return dir, nil
 }
 
+// Destination is where a run's results go: out when given, else
+// DATE-NAME.csv in app/conf.d/.bench, else (with a note saying why) in
+// the current folder. start is the run's start (DATE).
+func Destination(sys system.System, app, out, name string, start time.Time) (path, note string, err error) {
+	if out != "" {
+		return out, "", nil
+	}
+	dir, derr := ResultsDir(sys, app)
+	if derr != nil {
+		dir, note = ".", derr.Error()+"; writing to the current folder"
+	}
+	path, err = ResultsFile(dir, name, start)
+	return path, note, err
+}
+
 // ResultsFile names a results file DATE-NAME.csv in dir.
 func ResultsFile(dir, name string, now time.Time) (string, error) {
 	if !goodName.MatchString(name) {

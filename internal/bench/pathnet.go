@@ -38,15 +38,23 @@ func (p *pathEndpoint) write(ctx context.Context, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, readerCtx(ctx, r)); err != nil {
-		f.Close()
-		return err
+	return copySynced(f, readerCtx(ctx, r))
+}
+
+// copySynced copies r into a new remote file and has the server flush
+// it (fsync on a mount, FLUSH in SMB) before it counts as written.
+func copySynced(f interface {
+	io.WriteCloser
+	Sync() error
+}, r io.Reader) error {
+	_, err := io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	return err
 }
 
 func (p *pathEndpoint) read(ctx context.Context, w io.Writer) error {

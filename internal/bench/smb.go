@@ -35,15 +35,24 @@ func newSMB(raw, name string) (*smbEndpoint, error) {
 	if parts[0] == "" {
 		return nil, fmt.Errorf("--smb %q: no share: want smb://HOST/SHARE", raw)
 	}
-	e := &smbEndpoint{addr: hostPort(u, "445"), user: "guest", shareName: parts[0], folder: strings.Join(parts[1:], `\`), name: name}
-	if u.User != nil {
-		e.user = u.User.Username()
-		e.pass, _ = u.User.Password()
-	}
-	if p := os.Getenv("USERSCRIPT_SMB_PASSWORD"); p != "" {
-		e.pass = p
-	}
+	e := &smbEndpoint{addr: hostPort(u, "445"), shareName: parts[0], folder: strings.Join(parts[1:], `\`), name: name}
+	e.user, e.pass = login(u, "guest", "", "USERSCRIPT_SMB_PASSWORD")
 	return e, nil
+}
+
+// login is the URL's user and password; without a user, def and
+// defPass; a password in the environment variable env wins (it stays out
+// of the shell's history).
+func login(u *url.URL, def, defPass, env string) (user, pass string) {
+	user, pass = def, defPass
+	if u.User != nil {
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+	}
+	if p := os.Getenv(env); p != "" {
+		pass = p
+	}
+	return user, pass
 }
 
 // hostPort is the URL's host with its port, or the default one.
@@ -107,15 +116,7 @@ func (e *smbEndpoint) write(ctx context.Context, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return copySynced(f, r)
 }
 
 func (e *smbEndpoint) read(ctx context.Context, w io.Writer) error {

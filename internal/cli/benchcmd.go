@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nas-userscript/userscript/internal/bench"
@@ -135,16 +134,12 @@ func (e *env) finishBench(sys system.System, app string, bf benchFlags, rep *ben
 	if rep == nil || len(rep.Results) == 0 {
 		return errors.Join(runErr, errors.New("bench: no results"))
 	}
-	out := bf.out
-	if out == "" {
-		dir, err := bench.ResultsDir(sys, app)
-		if err != nil {
-			fmt.Fprintf(e.stdout, "note: %v; writing to the current folder\n", err)
-			dir = "."
-		}
-		if out, err = bench.ResultsFile(dir, bf.name, rep.Results[0].Time); err != nil {
-			return usagef("--name: %v", err)
-		}
+	out, note, err := bench.Destination(sys, app, bf.out, bf.name, rep.Results[0].Time)
+	if err != nil {
+		return usagef("--name: %v", err)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stdout, "note: %s\n", note)
 	}
 	fmt.Fprintln(e.stdout)
 	if err := bench.WriteSummary(e.stdout, rep.Results); err != nil {
@@ -185,16 +180,9 @@ func benchCompare(ctx context.Context, e *env, args []string) error {
 	}
 	var sides [2]bench.Side
 	for i, f := range files {
-		r, err := os.Open(f)
-		if err != nil {
+		if sides[i], err = bench.LoadSide(f); err != nil {
 			return err
 		}
-		rs, err := bench.ReadCSV(r, f)
-		r.Close()
-		if err != nil {
-			return err
-		}
-		sides[i] = bench.Side{Name: filepath.Base(f), Results: rs}
 	}
 	write := bench.WriteTable
 	if *md {
