@@ -215,7 +215,8 @@ save() {
 		rm -f "$sv_f.tmp$$"
 		sv_text="$sv_j$NL}"
 		[ "$sv_f" != "$OUT" ] || sv_text=${sv_csv%"$NL"}
-		if ! { echo "$sv_text" >"$sv_f.tmp$$" && mv -f "$sv_f.tmp$$" "$sv_f"; }; then
+		# set -C: a link planted at the temporary name is not written through.
+		if ! { (set -C && echo "$sv_text" >"$sv_f.tmp$$") && mv -f "$sv_f.tmp$$" "$sv_f"; }; then
 			rm -f "$sv_f.tmp$$"
 			echo "userscript bench: $sv_f: cannot write it" >&2
 			return 1
