@@ -66,6 +66,7 @@ func commands() []command {
 		{"tune", "--show|--revert", "show the kernel tuning (wanted and current), or put the old values back", runTune},
 		{"history", "", "list the recorded generations", runHistory},
 		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback},
+		{"bench", "run|net|serve|compare|align", "measure throughput before and after tuning (docs/BENCH.md)", runBench},
 		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles},
 		{"version", "", "print the version", runVersion},
 	}

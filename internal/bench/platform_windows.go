@@ -1,0 +1,30 @@
+package bench
+
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// freeBytes is the space the user may still write in dir.
+func freeBytes(dir string) (int64, error) {
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return 0, err
+	}
+	var avail, total, free uint64
+	if err := windows.GetDiskFreeSpaceEx(p, &avail, &total, &free); err != nil {
+		return 0, err
+	}
+	return int64(avail), nil
+}
+
+// processAlive reports whether pid is a running process.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}
