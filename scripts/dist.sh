@@ -52,7 +52,8 @@ cp userscript.toml.example "$top/userscript.toml"
 
 if [ "$GOARCH" != none ]; then
 	mkdir -p "$top/bin"
-	CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM "$GO" build \
+	# -tags noclients: the bench's SMB and FTP clients are for the PC.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM "$GO" build -tags noclients \
 		-trimpath -buildvcs=false \
 		-ldflags "-s -w -buildid= -X main.version=$VERSION" \
 		-o "$top/bin/userscript" ./cmd/userscript

@@ -39,7 +39,7 @@ func (lr *localRun) dropCaches(ctx context.Context) {
 }
 
 func (lr *localRun) drop(ctx context.Context) error {
-	if ex := lr.Sys.Run(ctx, []string{"sync"}); !ex.OK() {
+	if ex := lr.run(ctx, []string{"sync"}); !ex.OK() {
 		return fmt.Errorf("sync: %s", failure(ex))
 	}
 	return lr.Sys.WriteInPlace(lr.Sys.Root("/proc/sys/vm/drop_caches"), []byte("3\n"))

@@ -1,3 +1,5 @@
+//go:build !noclients
+
 package bench
 
 import (

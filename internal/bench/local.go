@@ -245,7 +245,7 @@ func (lr *localRun) makeBench(d *disk) error {
 		return fmt.Errorf("%s: not a folder: give a folder on the disk to test", d.dev)
 	}
 	lr.removeStale(d)
-	free, err := freeBytes(d.real)
+	free, err := lr.Sys.Free(d.real)
 	if err != nil {
 		return fmt.Errorf("%s: cannot tell the free space (%v): refusing to write", d.dev, err)
 	}
@@ -315,7 +315,7 @@ func (lr *localRun) prepare(ctx context.Context, d *disk, name string) error {
 	}
 	f := d.file(name)
 	lr.say("preparing %s (%d MiB, not measured)", f.dev, lr.Size/MiB)
-	ex := lr.Sys.Run(ctx, []string{"dd", "if=/dev/zero", "of=" + f.real, "bs=1M", "count=" + strconv.FormatInt(lr.Size/MiB, 10)})
+	ex := lr.run(ctx, []string{"dd", "if=/dev/zero", "of=" + f.real, "bs=1M", "count=" + strconv.FormatInt(lr.Size/MiB, 10)})
 	if !ex.OK() {
 		return fmt.Errorf("dd of=%s: %s", f.dev, failure(ex))
 	}
@@ -336,9 +336,9 @@ func (lr *localRun) timed(ctx context.Context, n int, test string, argv, shown [
 		stop = meter(lr.Out, test, lr.Size, fileSize(out.real))
 	}
 	started := lr.Sys.Now()
-	ex := lr.Sys.Run(ctx, argv)
+	ex := lr.run(ctx, argv)
 	if ex.OK() && out != nil {
-		ex = lr.Sys.Run(ctx, []string{"sync"})
+		ex = lr.run(ctx, []string{"sync"})
 	}
 	elapsed := lr.Sys.Now().Sub(started).Seconds()
 	stop()
@@ -390,3 +390,14 @@ func fileSize(name string) func() int64 {
 }
 
 var errNoStatfs = errors.New("not supported on this system")
+
+// run runs argv through the System seam, its output kept in a scratch
+// file for the messages (hdparm's timings, a failure's last line).
+func (lr *localRun) run(ctx context.Context, argv []string) system.Exec {
+	dir, err := lr.Sys.MkdirTemp("userscript-bench-out-")
+	if err != nil {
+		return lr.Sys.Run(ctx, system.Command{Argv: argv})
+	}
+	defer lr.Sys.RemoveAll(dir)
+	return lr.Sys.Run(ctx, system.Command{Argv: argv, Output: filepath.Join(dir, "out")})
+}

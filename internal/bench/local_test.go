@@ -170,7 +170,8 @@ type interrupter struct {
 	cancel context.CancelFunc
 }
 
-func (i *interrupter) Run(ctx context.Context, argv []string) system.Exec {
+func (i *interrupter) Run(ctx context.Context, c system.Command) system.Exec {
+	argv := c.Argv
 	if argv[0] == "dd" && strings.Contains(strings.Join(argv, " "), "userscript-bench.") {
 		of := strings.TrimPrefix(argv[2], "of=")
 		os.WriteFile(of, make([]byte, 4096), 0o644)
@@ -178,7 +179,7 @@ func (i *interrupter) Run(ctx context.Context, argv []string) system.Exec {
 		<-ctx.Done()
 		return system.Exec{Argv: argv, ExitCode: -1, Err: ctx.Err()}
 	}
-	return i.System.Run(ctx, argv)
+	return i.System.Run(ctx, c)
 }
 
 // Ctrl-C in the middle of a write: the run ends with the context's

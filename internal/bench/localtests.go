@@ -192,7 +192,7 @@ func hdparm(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 	argv := []string{"hdparm", "-tT", lr.Sys.Root(dev)}
 	lr.say("L3hdparm run %d/%d: hdparm -tT %s", n, lr.Runs, dev)
 	started := lr.Sys.Now()
-	ex := lr.Sys.Run(ctx, argv)
+	ex := lr.run(ctx, argv)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

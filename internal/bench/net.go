@@ -158,7 +158,7 @@ func (n *Net) dropCaches(ctx context.Context) bool {
 	if n.Sys == nil {
 		return false
 	}
-	if ex := n.Sys.Run(ctx, []string{"sync"}); !ex.OK() {
+	if ex := n.Sys.Run(ctx, system.Command{Argv: []string{"sync"}}); !ex.OK() {
 		return false
 	}
 	return n.Sys.WriteInPlace(n.Sys.Root("/proc/sys/vm/drop_caches"), []byte("3\n")) == nil

@@ -1,3 +1,5 @@
+//go:build !noclients
+
 package bench
 
 import (
@@ -6,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/cloudsoda/go-smb2"
@@ -38,29 +38,6 @@ func newSMB(raw, name string) (*smbEndpoint, error) {
 	e := &smbEndpoint{addr: hostPort(u, "445"), shareName: parts[0], folder: strings.Join(parts[1:], `\`), name: name}
 	e.user, e.pass = login(u, "guest", "", "USERSCRIPT_SMB_PASSWORD")
 	return e, nil
-}
-
-// login is the URL's user and password; without a user, def and
-// defPass; a password in the environment variable env wins (it stays out
-// of the shell's history).
-func login(u *url.URL, def, defPass, env string) (user, pass string) {
-	user, pass = def, defPass
-	if u.User != nil {
-		user = u.User.Username()
-		pass, _ = u.User.Password()
-	}
-	if p := os.Getenv(env); p != "" {
-		pass = p
-	}
-	return user, pass
-}
-
-// hostPort is the URL's host with its port, or the default one.
-func hostPort(u *url.URL, port string) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 func (e *smbEndpoint) proto() string { return "SMB" }

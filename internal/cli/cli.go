@@ -119,13 +119,15 @@ func (e *env) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(e.stderr, "userscript: %v\n", err)
+		return exitUsage
+	}
 	for _, line := range strings.Split(err.Error(), "\n") {
 		fmt.Fprintf(e.stderr, "userscript: %s\n", line)
 	}
-	var u usageError
 	switch {
-	case errors.As(err, &u):
-		return exitUsage
 	case errors.Is(err, overlay.ErrRefused):
 		return exitRefused
 	}
