@@ -84,7 +84,7 @@ fi
 if [ "$FORMAT" = spk ]; then
 	# shellcheck source=scripts/spk.sh
 	. ./scripts/spk.sh
-	make_spk
+	make_spk "$target" "$stage" "$top"
 	exit 0
 fi
 

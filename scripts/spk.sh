@@ -70,13 +70,15 @@ write_info() {
 	echo "thirdparty=\"yes\""
 }
 
-# make_spk builds $DIST/userscript-$VERSION-$target.spk from the app dir
-# staged in $top.
+# make_spk TARGET STAGE APP builds $DIST/userscript-$VERSION-TARGET.spk
+# from the app dir staged in APP, working in the folder STAGE.
 make_spk() {
-	ms_pkg=$stage/pkg
-	ms_spk=$stage/spk
+	ms_target=$1
+	ms_pkg=$2/pkg
+	ms_spk=$2/spk
+	ms_icon=$2/spkicon
 	mkdir -p "$ms_pkg" "$ms_spk/scripts"
-	mv "$top" "$ms_pkg/app"
+	mv "$3" "$ms_pkg/app"
 	# The owner's userscript.toml is made from the example at install and
 	# never overwritten.
 	mv "$ms_pkg/app/userscript.toml" "$ms_pkg/app/userscript.toml.example"
@@ -96,6 +98,7 @@ make_spk() {
 	write_info "$(spk_version)" >"$ms_spk/INFO"
 	cp package/dsm/installer "$ms_spk/scripts/installer"
 	for ms_s in preinst postinst preuninst postuninst preupgrade postupgrade start-stop-status; do
+		# shellcheck disable=SC2016 # the stub's own $0 and variables
 		{
 			echo "#!/bin/sh"
 			echo "# userscript: Synology Package Center runs this; the work is in installer."
@@ -109,15 +112,15 @@ make_spk() {
 		mkdir -p "$ms_spk/conf"
 		cp package/dsm/privilege package/dsm/resource "$ms_spk/conf/"
 	fi
-	"$GO" build -o "$stage/spkicon" ./scripts/spkicon
-	"$stage/spkicon" "$SPK_ICON" >"$ms_spk/PACKAGE_ICON.PNG"
-	"$stage/spkicon" 256 >"$ms_spk/PACKAGE_ICON_256.PNG"
+	"$GO" build -o "$ms_icon" ./scripts/spkicon
+	"$ms_icon" "$SPK_ICON" >"$ms_spk/PACKAGE_ICON.PNG"
+	"$ms_icon" 256 >"$ms_spk/PACKAGE_ICON_256.PNG"
 	[ ! -f LICENSE ] || cp LICENSE "$ms_spk/LICENSE"
 	find "$ms_spk" -type d -exec chmod 0755 {} +
 	find "$ms_spk" -type f -exec chmod 0644 {} +
 	chmod 0755 "$ms_spk"/scripts/*
 
-	ms_out=$DIST/userscript-$VERSION-$target.spk
+	ms_out=$DIST/userscript-$VERSION-$ms_target.spk
 	reproducible_tar "$ms_spk" "$ms_out.tmp"
 	mv -f "$ms_out.tmp" "$ms_out"
 	echo "$ms_out"

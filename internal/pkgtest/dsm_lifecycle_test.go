@@ -232,21 +232,7 @@ func uninstallAndCheck(t *testing.T, d *firmsim.DSM, stock string) {
 	t.Helper()
 	app := d.App()
 	if d.Major >= 7 {
-		// The package is not root: it refuses until the owner has run the
-		// root step its message names.
-		err := d.Uninstall("userscript")
-		msg := d.LastStep().Message
-		if err == nil || !strings.Contains(msg, "rollback 0") {
-			t.Fatalf("DSM 7 uninstall while userscript runs: %v, message %q; want a refusal naming the root step", err, msg)
-		}
-		_, cmd, ok := strings.Cut(msg, "Run): ")
-		cmd, _, _ = strings.Cut(cmd, "\n")
-		if !ok || cmd == "" {
-			t.Fatalf("no command in the refusal: %q", msg)
-		}
-		if out, err := d.RunTask("/bin/sh", "-c", cmd); err != nil {
-			t.Fatalf("the root step %q: %v\n%s", cmd, err, out)
-		}
+		dsm7RootStep(t, d)
 	}
 	d.ClearCalls()
 	from := len(d.Steps)
@@ -279,5 +265,38 @@ func uninstallAndCheck(t *testing.T, d *firmsim.DSM, stock string) {
 	}
 	if !eventually(dsmWait, func() bool { return len(pollers(app))+len(supervisors(app))+len(daemons(app)) == 0 }) {
 		t.Errorf("after uninstall: pollers %v, supervisors %v, daemons %v", pollers(app), supervisors(app), daemons(app))
+	}
+}
+
+// dsm7RootStep proves DSM 7's uninstall refuses while userscript runs,
+// and, once it is stopped, while its file is still live (DSM 7 does not
+// restore smb.conf at boot), and that the root step its message names
+// puts DSM's files back so that uninstall can go on.
+func dsm7RootStep(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	refused := func(why string) string {
+		t.Helper()
+		err := d.Uninstall("userscript")
+		msg := d.LastStep().Message
+		if err == nil || !strings.Contains(msg, why) || !strings.Contains(msg, "rollback 0") {
+			t.Fatalf("DSM 7 uninstall: %v, message %q; want a refusal saying %q and naming the root step", err, msg, why)
+		}
+		if _, ok := d.Installed("userscript"); !ok {
+			t.Fatal("the refused uninstall removed the package")
+		}
+		return msg
+	}
+	refused("still runs as root")
+	if out, err := d.RunTask("/bin/sh", filepath.Join(d.App(), "init"), "stop"); err != nil {
+		t.Fatalf("init stop: %v\n%s", err, out)
+	}
+	msg := refused("files are still live")
+	_, cmd, ok := strings.Cut(msg, "Run): ")
+	cmd, _, _ = strings.Cut(cmd, "\n")
+	if !ok || cmd == "" {
+		t.Fatalf("no command in the refusal: %q", msg)
+	}
+	if out, err := d.RunTask("/bin/sh", "-c", cmd); err != nil {
+		t.Fatalf("the root step %q: %v\n%s", cmd, err, out)
 	}
 }

@@ -263,6 +263,7 @@ func checkINFO(info map[string]string, major int) []error {
 		m := infoVersion.FindStringSubmatch(v)
 		if m == nil {
 			bad("version %q is not X.Y.Z-BUILD", v)
+			m = []string{v}
 		}
 		for _, n := range m[1:] {
 			if x, err := strconv.ParseInt(n, 10, 64); err != nil || x > 1<<31-1 {
