@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -424,11 +425,4 @@ func (d *DSM) pkgEnv(name, status, logFile string) []string {
 	return env
 }
 
-func (d *DSM) packageNames() []string {
-	names := make([]string, 0, len(d.pkgs))
-	for n := range d.pkgs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func (d *DSM) packageNames() []string { return slices.Sorted(maps.Keys(d.pkgs)) }

@@ -405,3 +405,31 @@ func TestSPKVersionFromGit(t *testing.T) {
 		t.Errorf("INFO version %q, want %q", s.INFO["version"], want)
 	}
 }
+
+// TestDSMArm64EngineUnderQemu proves the ARMv8 Go engine of the DSM 6
+// and 7 packages runs on its CPU: under qemu-aarch64 it answers
+// `version` with the stamped version (the amd64 one runs natively in
+// TestDSMLifecycle).
+func TestDSMArm64EngineUnderQemu(t *testing.T) {
+	need(t, "qemu-aarch64")
+	for _, tg := range []string{"dsm6", "dsm7"} {
+		spk := dist(t, tg)
+		s, err := firmsim.ReadSPK(spk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := s.Extract(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := firmsim.Unpack(filepath.Join(dir, "package.tgz"), dir); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("qemu-aarch64", filepath.Join(dir, "engines", "userscript-arm64"), "version").CombinedOutput()
+		// The archive is named userscript-VERSION-TARGET.spk.
+		version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(spk), "userscript-"), "-"+tg+".spk")
+		if err != nil || !strings.Contains(string(out), version) {
+			t.Errorf("%s: arm64 engine version under qemu-aarch64: %v %q, want %q", tg, err, out, version)
+		}
+	}
+}
