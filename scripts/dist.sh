@@ -1,8 +1,10 @@
 #!/bin/sh
 # scripts/dist.sh TARGET builds $DIST/userscript-$VERSION-TARGET.tgz from
-# build/TARGET/vars (see the Makefile's dist target). The archive is
-# reproducible: sorted entries, every mtime $SOURCE_DATE_EPOCH, owner 0/0,
-# fixed modes, gzip without name or time.
+# build/TARGET/vars (see the Makefile's dist target), or, for FORMAT=spk,
+# the Synology package $DIST/userscript-$VERSION-TARGET.spk
+# (scripts/spk.sh). The archive is reproducible: sorted entries, every
+# mtime $SOURCE_DATE_EPOCH, owner 0/0, fixed modes, gzip without name or
+# time.
 set -eu
 
 target=${1:?usage: scripts/dist.sh TARGET}
@@ -18,6 +20,17 @@ GOARCH=none
 GOARM=
 PROFILE=
 POLL=5
+FORMAT=tgz
+# Synology packages (FORMAT=spk): the DSM major version the package is
+# for, the Go engines it holds, and its INFO fields (scripts/spk.sh).
+DSM=
+GOARCHES=
+SPK_ARCH=
+SPK_FIRMWARE=
+SPK_OS_MIN_VER=
+SPK_OS_MAX_VER=
+SPK_ICON=72
+SPK_DESCRIPTION=
 # shellcheck source=/dev/null
 . "./$vars"
 [ -n "$PROFILE" ] || {
@@ -36,7 +49,17 @@ if [ -z "${HOSTBIN:-}" ]; then
 	HOSTBIN=$stage/host
 	CGO_ENABLED=0 "$GO" build -o "$HOSTBIN" ./cmd/userscript
 fi
-"$HOSTBIN" profiles --sh "$PROFILE" >"$top/lib/profile"
+if [ -n "$DSM" ]; then
+	# The dsm profile follows the DSM version (/etc.defaults/VERSION):
+	# render the one of the DSM this package is for.
+	mkdir -p "$stage/dsm/etc.defaults"
+	echo "majorversion=\"$DSM\"" >"$stage/dsm/etc.defaults/VERSION"
+	echo "buildnumber=\"0\"" >>"$stage/dsm/etc.defaults/VERSION"
+	"$HOSTBIN" --root "$stage/dsm" profiles --sh "$PROFILE" >"$top/lib/profile"
+	rm -rf "$stage/dsm"
+else
+	"$HOSTBIN" profiles --sh "$PROFILE" >"$top/lib/profile"
+fi
 rm -f "$stage/host"
 
 cp package/init "$top/init"
@@ -57,6 +80,13 @@ if [ "$GOARCH" != none ]; then
 		-trimpath -buildvcs=false \
 		-ldflags "-s -w -buildid= -X main.version=$VERSION" \
 		-o "$top/bin/userscript" ./cmd/userscript
+fi
+
+if [ "$FORMAT" = spk ]; then
+	# shellcheck source=scripts/spk.sh
+	. ./scripts/spk.sh
+	make_spk "$target" "$stage" "$top"
+	exit 0
 fi
 
 find "$top" -type d -exec chmod 0755 {} +

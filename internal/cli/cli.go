@@ -241,9 +241,13 @@ func (e *env) pickProfile(app string, set *settings.Settings) (*profile.Profile,
 	if name == "" {
 		return nil, usagef("no profile: set profile in %s or pass --profile (known: %s)", filepath.Join(app, "userscript.toml"), strings.Join(profile.Names(), ", "))
 	}
-	p, err := profile.Builtin(name)
-	if err != nil {
+	if _, err := profile.Builtin(name); err != nil {
 		return nil, usagef("%v", err)
+	}
+	// dsm follows the DSM version the device states.
+	p, err := profile.ForDevice(name, system.NewReal(e.root))
+	if err != nil {
+		return nil, err
 	}
 	return set.Apply(p)
 }

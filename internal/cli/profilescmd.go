@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 func runProfiles(ctx context.Context, e *env, args []string) error {
@@ -16,9 +17,13 @@ func runProfiles(ctx context.Context, e *env, args []string) error {
 		return usagef("usage: userscript profiles [--sh NAME]")
 	}
 	if *sh != "" {
-		p, err := profile.Builtin(*sh)
-		if err != nil {
+		if _, err := profile.Builtin(*sh); err != nil {
 			return usagef("%v", err)
+		}
+		// dsm is rendered for the DSM version under --root, if any.
+		p, err := profile.ForDevice(*sh, system.NewReal(e.root))
+		if err != nil {
+			return err
 		}
 		return p.WriteShell(e.stdout)
 	}

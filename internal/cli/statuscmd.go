@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nas-userscript/userscript/internal/profile"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
@@ -32,6 +34,12 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
+	}
+	if eng.Profile.Name == "dsm" {
+		// The DSM version decides the dsm profile's paths: say which.
+		if v, ok, err := profile.DetectDSM(eng.Sys); err == nil && ok {
+			fmt.Fprintf(e.stdout, "Synology DSM %s (%s)\n", v, profile.DSMVersionFile)
+		}
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TARGET\tSOURCES\tSTATE\tGEN\tPATH")

@@ -13,4 +13,11 @@
 //
 // Init scripts and the sh engine run under BusyBox with a PATH that holds
 // only the applets the sh engine may use (Applets).
+//
+// NewDSM lays out a Synology DiskStation instead (dsm.go): DSM's version
+// in /etc.defaults/VERSION, smb.conf where that version keeps it, its
+// service commands and synoshare as logging stubs, a boot_id per boot,
+// and Package Center (pkgcenter.go), which reads a .spk (spk.go), checks
+// its INFO against the DSM, and runs its scripts in Package Center's
+// order with the SYNOPKG_* environment.
 package firmsim

@@ -53,6 +53,7 @@ type NAS struct {
 	Bin   string   // PATH for init scripts: the allowed applets only
 	Shell string   // the shell init scripts run under (BusyBox ash)
 	Env   []string // more environment for init scripts, e.g. USERSCRIPT_POLL=1
+	rc    []string // the service scripts RunServices calls, relative to Root
 }
 
 // Stock firmware files (not the real ones, which are not public: close
@@ -101,6 +102,7 @@ func New(dir string) (*NAS, error) {
 		if err := n.SetROMScript(s, n.logStub(s)); err != nil {
 			return nil, err
 		}
+		n.rc = append(n.rc, filepath.Join(RCDir, s))
 	}
 	bin, shell, err := Applets(filepath.Join(dir, "bin"))
 	if err != nil {
@@ -122,7 +124,13 @@ func (n *NAS) SetROM(rel, body string) error {
 
 // SetROMScript changes the rc.d script name in the ROM copy.
 func (n *NAS) SetROMScript(name, body string) error {
-	p := filepath.Join(n.ROM, RCDir, name)
+	return n.SetROMExec(filepath.Join(RCDir, name), body)
+}
+
+// SetROMExec changes the executable rel (relative to the root) in the
+// ROM copy.
+func (n *NAS) SetROMExec(rel, body string) error {
+	p := filepath.Join(n.ROM, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -196,13 +204,13 @@ func (n *NAS) Reboot(order Order) error {
 
 // RunServices calls every rc.d script with verb.
 func (n *NAS) RunServices(verb string) error {
-	for _, s := range Services {
-		p := filepath.Join(n.Root, RCDir, s)
+	for _, rel := range n.rc {
+		p := filepath.Join(n.Root, rel)
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
 		if out, err := n.run(p, verb); err != nil {
-			return fmt.Errorf("%s %s: %v: %s", s, verb, err, out)
+			return fmt.Errorf("%s %s: %v: %s", filepath.Base(rel), verb, err, out)
 		}
 	}
 	return nil

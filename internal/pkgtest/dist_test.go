@@ -64,7 +64,7 @@ func targets(t *testing.T) []string {
 // the package contract says.
 func TestDistReproducible(t *testing.T) {
 	tgs := targets(t)
-	for _, want := range []string{"armv4", "armv7"} {
+	for _, want := range []string{"armv4", "armv7", "dsm5", "dsm6", "dsm7"} {
 		if !contains(tgs, want) {
 			t.Errorf("build/%s is missing", want)
 		}
@@ -76,6 +76,10 @@ func TestDistReproducible(t *testing.T) {
 		db, _ := os.ReadFile(b[tg])
 		if !bytes.Equal(da, db) {
 			t.Errorf("%s: two builds differ", filepath.Base(a[tg]))
+		}
+		if strings.HasSuffix(a[tg], ".spk") {
+			checkSPK(t, tg, a[tg]) // dsm_spk_test.go
+			continue
 		}
 		checkLayout(t, tg, readArchive(t, a[tg]))
 	}

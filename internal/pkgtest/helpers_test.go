@@ -58,18 +58,25 @@ func needRoot(t *testing.T) {
 }
 
 // makeDist runs `make dist` for targets into dir and returns the archives
-// by target.
+// (.tgz, or .spk for the Synology targets) by target.
 func makeDist(t *testing.T, dir string, targets ...string) map[string]string {
 	t.Helper()
+	return makeDistVars(t, dir, nil, targets...)
+}
+
+// makeDistVars is makeDist with more make variables (NAME=VALUE).
+func makeDistVars(t *testing.T, dir string, vars []string, targets ...string) map[string]string {
+	t.Helper()
 	need(t, "make", "tar", "gzip")
-	cmd := exec.Command("make", "-s", "dist", "DIST="+dir, "TARGETS="+strings.Join(targets, " "))
+	args := append([]string{"-s", "dist", "DIST=" + dir, "TARGETS=" + strings.Join(targets, " ")}, vars...)
+	cmd := exec.Command("make", args...)
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make dist: %v\n%s", err, out)
 	}
 	got := map[string]string{}
 	for _, tg := range targets {
-		m, _ := filepath.Glob(filepath.Join(dir, "userscript-*-"+tg+".tgz"))
+		m, _ := filepath.Glob(filepath.Join(dir, "userscript-*-"+tg+".*"))
 		if len(m) != 1 {
 			t.Fatalf("make dist: want one archive for %s in %s, got %v", tg, dir, m)
 		}
