@@ -74,7 +74,7 @@ cpufreq_paths() {
 # never a hard-coded number (they change between kernels and boards).
 irq_paths() {
 	ip_f=$ROOT/proc/interrupts
-	if ! cat -- "$ip_f" >"$WORK/tu.irq" 2>"$WORK/tu.err"; then
+	if ! cat -- "$ip_f" >"$WORK/tu.irq" 2>"$WORK/tu.err" || [ -s "$WORK/tu.err" ]; then
 		kernel_error
 		ip_op=open
 		[ ! -d "$ip_f" ] || ip_op="read"
@@ -169,7 +169,9 @@ tune_failed() { # FILE
 # kread PATH sets KV to the kernel file's value without surrounding blanks,
 # or KERR to the kernel's error.
 kread() {
-	KV=$(cat -- "$ROOT$1" 2>"$WORK/tu.err") || {
+	# BusyBox 1.00's cat exits 0 on a read error: what it says on stderr
+	# counts too, so an unreadable file is never taken for the value "".
+	KV=$(cat -- "$ROOT$1" 2>"$WORK/tu.err") && ! [ -s "$WORK/tu.err" ] || {
 		kernel_error
 		return 1
 	}
@@ -204,12 +206,13 @@ kernel_error() {
 	[ -n "$KERR" ] || KERR="unknown error"
 	ke_first=${KERR%"${KERR#?}"}
 	case $ke_first in
-	[A-Z]) KERR="$(lower "$ke_first")${KERR#?}" ;;
+	[A-Z]) KERR="$(echo "$ke_first" | lower)${KERR#?}" ;;
 	esac
 }
 
+# lower copies its input in lower case (ASCII).
 lower() {
-	echo "$1" | tr ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz
+	tr ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz
 }
 
 # same KIND CURRENT WANT: equal once blanks are normalised; a list with a
@@ -242,7 +245,7 @@ same() {
 
 hexnorm() {
 	HN=$1
-	case $HN in *[A-Z]*) HN=$(lower "$HN") ;; esac
+	case $HN in *[A-Z]*) HN=$(echo "$HN" | lower) ;; esac
 	while :; do
 		case $HN in
 		*,*) HN=${HN%%,*}${HN#*,} ;;

@@ -39,8 +39,11 @@ scan() {
 	sc_odd=0
 	sc_bad=0
 	for sc_f in "$CONF"/*; do
-		[ -e "$sc_f" ] || [ -L "$sc_f" ] || continue
 		sc_n=${sc_f##*/}
+		# An empty conf.d gives the pattern itself. A name the folder lists
+		# that cannot be examined (a file of 2 GiB or more on a 32-bit
+		# device) is kept: take_source says so in its status.
+		case $sc_n in '*') [ -e "$sc_f" ] || [ -L "$sc_f" ] || continue ;; esac
 		ignored "$sc_n" && continue
 		if ! safe_name "$sc_n"; then
 			sc_odd=$((sc_odd + 1))
@@ -112,6 +115,11 @@ take_source() {
 		REASON="conf.d/$1 is a symbolic link; links in conf.d are never followed"
 		return 1
 	fi
+	if ! [ -e "$ts_f" ]; then
+		REASON="conf.d/$1 cannot be examined on this device: a file of 2 GiB or more (a 32-bit system cannot open it), or a disk error"
+		TODO="put the file itself into conf.d, at most 1 MiB"
+		return 1
+	fi
 	if ! [ -f "$ts_f" ]; then
 		REASON="conf.d/$1 is not a regular file"
 		return 1
@@ -138,14 +146,15 @@ take_source() {
 			TODO="save it again"
 			return 1
 		}
-		cat -- "$ts_l" >"$2.raw"
+		cat -- "$ts_l" >"$2.raw" 2>"$2.err"
 		ts_rc=$?
 		rm -f "$ts_l"
 	else
-		cat -- "$ts_f" >"$2.raw"
+		cat -- "$ts_f" >"$2.raw" 2>"$2.err"
 		ts_rc=$?
 	fi
-	if [ "$ts_rc" -ne 0 ]; then
+	# BusyBox 1.00's cat exits 0 on a read error: its message counts too.
+	if [ "$ts_rc" -ne 0 ] || [ -s "$2.err" ]; then
 		REASON="conf.d/$1 could not be read"
 		return 1
 	fi
@@ -187,82 +196,80 @@ ends_nl() {
 	[ ! -s "$1" ] || [ -z "$(tail -c 1 "$1")" ]
 }
 
-# ---- per-target result fields (state/tmp/NAME.f) --------------------------
-
-# fset NAME KEY VALUE records a status field; the last value of a key wins,
-# warnings add up.
-fset() {
-	echo "$2 $3" >>"$WORK/$1.f"
-}
-
-refuse() { # NAME FILE REASON TODO
-	fset "$1" status REFUSED
-	fset "$1" file "conf.d/$2"
-	fset "$1" reason "$3"
-	fset "$1" todo "$4"
-	log WARN "refused" target="$1" file="conf.d/$2" reason="$3"
-}
-
-failed() { # NAME REASON TODO
-	fset "$1" status FAILED
-	fset "$1" reason "$2"
-	fset "$1" todo "$3"
-	log ERROR "failed" target="$1" reason="$2"
-}
-
-# ---- base capture -------------------------------------------------------------
-
-# capture_base NAME LIVE: the live file is the firmware's unless its md5 is
-# what we last wrote; then state/base/NAME is kept.
-capture_base() {
-	cb_lh=
-	if [ -f "$2" ]; then
-		cb_lh=$(md5sum <"$2")
-		cb_lh=${cb_lh%% *}
-	fi
-	CB_MISSING=
-	if [ -n "$cb_lh" ] && written_has "$1" "$cb_lh"; then
-		# The live file is ours: the stored base is the firmware's file. A
-		# base that is a link or not a regular file counts as missing (it
-		# is removed, never read); it is needed unless a replacement is.
-		base_ok "$1" && return 0
-		plain_slot "$STATE/base/$1" || return 1
-		[ -f "$WORK/$1.n" ] && return 0
-		CB_MISSING=yes
-		return 1
-	fi
-	rm -rf "$STATE/base/$1.tmp"
-	if [ -f "$2" ]; then
-		cat "$2" >"$STATE/base/$1.tmp" || return 1
-	else
-		: >"$STATE/base/$1.tmp"
-	fi
-	put_file "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
-	rm -f "$STATE/written/$1"
-	log INFO "base captured" target="$1" md5="${cb_lh:-none}"
-}
+# ---- base and composition -------------------------------------------------
 
 # base_ok NAME is true when state/base/NAME is a regular file, not a link.
 base_ok() {
 	! [ -L "$STATE/base/$1" ] && [ -f "$STATE/base/$1" ]
 }
 
-# compose NAME writes WORK/NAME.target: the replacement or the base, then
-# the addition, unless the text already ends with it (a base taken from
-# our own file when state/ was lost must not get the addition twice).
+# set_base NAME LIVE stores the live file (the firmware's) as the base; a
+# missing live file is an empty base.
+set_base() {
+	rm -rf "$STATE/base/$1.tmp"
+	if [ -n "$LIVE_OK" ]; then
+		cat "$2" >"$STATE/base/$1.tmp" || return 1
+	else
+		: >"$STATE/base/$1.tmp" || return 1
+	fi
+	if base_ok "$1" && cmp -s "$STATE/base/$1.tmp" "$STATE/base/$1"; then
+		rm -f "$STATE/base/$1.tmp"
+		return 0
+	fi
+	put_file "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
+	log INFO "base captured" target="$1" md5="${LIVE_HASH:-none}"
+}
+
+# merge_format NAME prints the format a .merge of target NAME is merged
+# in (docs/FORMATS.md): smb.conf, proftpd.conf, exports or keyvalue;
+# nothing for a file that cannot be merged.
+merge_format() {
+	case $1 in
+	smb.conf | *.smb.conf | smb.conf.* | rsyncd.conf) echo smb.conf ;;
+	proftpd*.conf) echo proftpd.conf ;;
+	exports | *.exports) echo exports ;;
+	hosts | passwd | group | shadow | fstab | crontab | *.sh | *.ini | *.xml | *.json) ;;
+	*) echo keyvalue ;;
+	esac
+}
+
+# compose NAME BASE writes WORK/NAME.target: the replacement (or BASE),
+# then the merge (lib/merge.sh, where this device has it), then the
+# addition unless the text already ends with it (a base taken from our
+# own file when state/ was lost must not get the addition twice). It
+# fails with REASON and TODO set.
 compose() {
 	co_out=$WORK/$1.target
+	CO_FILE=${FIRST:-$1}
 	if [ -f "$WORK/$1.n" ]; then
 		cp "$WORK/$1.n" "$co_out"
-	elif base_ok "$1"; then
-		cat "$STATE/base/$1" >"$co_out"
+	elif [ -n "$2" ]; then
+		cat "$2" >"$co_out"
 	else
 		: >"$co_out"
+	fi
+	if [ -f "$WORK/$1.merge.n" ]; then
+		co_fmt=$(merge_format "$1")
+		CO_FILE=$1.merge
+		if [ -z "$MERGE_SH" ] || [ -z "$co_fmt" ]; then
+			REASON="conf.d/$1.merge: not supported on this device — render it on a PC"
+			TODO="render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1) and put the result here as $1"
+			[ -n "$co_fmt" ] || REASON="conf.d/$1.merge: $1 is not a key = value file userscript can merge into: put the whole file in conf.d/$1"
+			return 1
+		fi
+		REASON=
+		if ! merge_file "$co_fmt" "$co_out" "$WORK/$1.merge.n" "$co_out.merged"; then
+			REASON=${REASON:-conf.d/$1.merge could not be merged}
+			TODO="fix conf.d/$1.merge and save it again"
+			return 1
+		fi
+		mv -f "$co_out.merged" "$co_out"
 	fi
 	if [ -f "$WORK/$1.add.n" ] && ! ends_with "$co_out" "$WORK/$1.add.n"; then
 		ends_nl "$co_out" || echo >>"$co_out"
 		cat "$WORK/$1.add.n" >>"$co_out"
 	fi
+	return 0
 }
 
 # ends_with FILE TAIL is true when FILE's last bytes are TAIL's content.
@@ -272,123 +279,4 @@ ends_with() {
 	[ "$ew_n" -gt 0 ] || return 0
 	[ "$(file_size "$1")" -ge "$ew_n" ] 2>/dev/null || return 1
 	tail -c "$ew_n" "$1" | cmp -s - "$2"
-}
-
-# ---- validation -----------------------------------------------------------------
-
-# validate NAME FILE sets the status fields; it fails when FILE is refused.
-validate() {
-	case $TVAL in
-	testparm) validate_testparm "$1" "$2" ;;
-	proftpd) validate_proftpd "$1" "$2" ;;
-	exports) validate_exports "$1" "$2" ;;
-	*)
-		fset "$1" status "NOT VALIDATED"
-		fset "$1" reason "not validated: the profile names no validator for $1"
-		;;
-	esac
-}
-
-not_found() { # NAME TOOL
-	fset "$1" status "NOT VALIDATED"
-	fset "$1" reason "not validated: $2 not found"
-	log INFO "not validated" target="$1" reason="$2 not found"
-}
-
-validate_testparm() {
-	vt_bin=$(find_tool testparm) || {
-		not_found "$1" testparm
-		return 0
-	}
-	"$vt_bin" -s "$2" </dev/null >"$WORK/$1.vout" 2>&1
-	vt_rc=$?
-	log INFO "validate" target="$1" argv="testparm -s" exit="$vt_rc"
-	testparm_warnings "$1" "$2"
-	if [ "$vt_rc" -ne 0 ]; then
-		vt_last=$(tail -n 1 "$WORK/$1.vout")
-		vt_line=$(grep -n '^[[:space:]]*\[[^]]*$' "$2" | head -n 1)
-		vt_line=${vt_line%%:*}
-		if [ -n "$vt_line" ]; then
-			vt_reason="line $vt_line: section header without a closing ] (testparm -s: $vt_last)"
-		else
-			vt_reason="testparm -s refused it: $vt_last"
-		fi
-		refuse "$1" "$FIRST" "$vt_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
-		return 1
-	fi
-	fset "$1" status OK
-	fset "$1" validated "testparm -s"
-}
-
-# testparm_warnings NAME FILE: unknown and deprecated parameters, with the
-# line of FILE that names them.
-testparm_warnings() {
-	grep -e 'Unknown parameter encountered' -e 'deprecated' "$WORK/$1.vout" |
-		head -n 10 >"$WORK/$1.warn"
-	tw_inc=
-	while read -r tw_w; do
-		case $tw_w in
-		*'Unknown parameter encountered'*) tw_w="Unknown parameter encountered${tw_w#*Unknown parameter encountered}" ;;
-		esac
-		tw_p=${tw_w#*\"}
-		tw_p=${tw_p%%\"*}
-		tw_line=
-		if [ -n "$tw_p" ] && [ "$tw_p" != "$tw_w" ]; then
-			tw_line=$(grep -n -i -F -e "$tw_p" "$2" | head -n 1)
-			tw_line=${tw_line%%:*}
-		fi
-		if [ -z "$tw_line" ]; then
-			# Not a line of ours: never echo another file.
-			tw_inc=yes
-			continue
-		fi
-		fset "$1" warning "line $tw_line: $tw_w"
-	done <"$WORK/$1.warn"
-	[ -z "$tw_inc" ] ||
-		fset "$1" warning "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)"
-}
-
-validate_proftpd() {
-	vp_bin=$(find_tool proftpd) || {
-		not_found "$1" proftpd
-		return 0
-	}
-	"$vp_bin" -t -c "$2" </dev/null >"$WORK/$1.vout" 2>&1
-	vp_rc=$?
-	log INFO "validate" target="$1" argv="proftpd -t -c" exit="$vp_rc"
-	if [ "$vp_rc" -ne 0 ]; then
-		# A line of another (included) file is never echoed: it may be
-		# /etc/shadow's, and the status file is on the share.
-		vp_reason=
-		vp_at=$(sed -n 's/.*fatal: .* on line \([0-9][0-9]*\) of \(.*\)$/\1 \2/p' "$WORK/$1.vout" | head -n 1)
-		vp_file=${vp_at#* }
-		vp_file=${vp_file#\'}
-		vp_file=${vp_file%\'}
-		if [ -n "$vp_at" ] && [ "$vp_file" = "$2" ]; then
-			vp_reason=$(sed -n 's/.*fatal: \(.*\) on line \([0-9][0-9]*\) of .*/line \2: \1/p' "$WORK/$1.vout" | head -n 1)
-		elif [ -n "$vp_at" ]; then
-			vp_reason="the included file $vp_file has an error on its line ${vp_at%% *} (not shown); fix or remove the Include"
-		fi
-		[ -n "$vp_reason" ] || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
-		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
-		return 1
-	fi
-	fset "$1" status OK
-	fset "$1" validated "proftpd -t"
-}
-
-# validate_exports only checks that every entry starts with a path:
-# exportfs cannot check a file other than /etc/exports without a private
-# mount namespace, which the sh engine cannot make.
-validate_exports() {
-	if ! grep -q '\\$' "$2"; then
-		ve_bad=$(grep -n -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' -e '^[[:space:]]*/' -e '^[[:space:]]*"/' "$2" | head -n 1)
-		if [ -n "$ve_bad" ]; then
-			refuse "$1" "$FIRST" "line ${ve_bad%%:*}: an export must start with an absolute path" \
-				"fix conf.d/$FIRST and save it again; the live file was not changed"
-			return 1
-		fi
-	fi
-	fset "$1" status "NOT VALIDATED"
-	fset "$1" reason "not validated: the sh engine cannot check exports (it only checked that each entry starts with a path)"
 }

@@ -22,13 +22,6 @@ is_tuning() {
 	return 1
 }
 
-# trim TEXT sets TR to TEXT without leading and trailing blanks.
-trim() {
-	TR=$1
-	TR=${TR#"${TR%%[!"$WS"]*}"}
-	TR=${TR%"${TR##*[!"$WS"]}"}
-}
-
 # tune applies the tuning sources and puts back what a removed setting
 # had changed. Like the Go engine, it never changes apply's exit code: the
 # status files say what failed.

@@ -1,0 +1,274 @@
+# shellcheck shell=sh
+# userscript sh engine: generations (state/gen/NNNNNN/{meta.json,files/,
+# prev/}), the journal of every change, in the layout the Go engine writes
+# and reads (docs/FORMATS.md): meta.json one field a line, so it is read
+# line by line here. Sourced by engine.sh.
+# shellcheck disable=SC2154,SC2034
+
+GEN=
+# gen_dirs sets GENS to the ids of the complete generations, oldest first
+# (a folder without meta.json never changed anything).
+gen_dirs() {
+	GEN=$STATE/gen
+	GENS=
+	for gd_m in "$GEN"/[0-9][0-9][0-9][0-9][0-9][0-9]/meta.json; do
+		case $gd_m in *'['*) return 0 ;; esac
+		gd_id=${gd_m%/meta.json}
+		gd_id=${gd_id##*/}
+		GENS="$GENS $(id_num "$gd_id")"
+	done
+}
+
+# id_num NNNNNN prints the number without leading zeros.
+id_num() {
+	in_n=$1
+	while :; do
+		case $in_n in 0?*) in_n=${in_n#0} ;; *) break ;; esac
+	done
+	echo "$in_n"
+}
+
+# id_dir ID prints the folder of generation ID (six digits).
+id_dir() {
+	id_s=00000$1
+	while [ "${#id_s}" -gt 6 ]; do id_s=${id_s#?}; done
+	echo "$GEN/$id_s"
+}
+
+# gen_read ID sets G_ID G_TIME G_KIND G_FROM G_RESULT G_NOTE (as written,
+# JSON-escaped) G_CHANGED G_RESTARTED G_REJECTED (space-separated names),
+# and G_FILES ("NAME:HASH" words) from meta.json.
+gen_read() {
+	G_ID=
+	G_TIME= G_KIND= G_FROM=0 G_RESULT= G_NOTE= G_CHANGED= G_RESTARTED= G_REJECTED= G_FILES= G_REPL=
+	gr_f=$(id_dir "$1")/meta.json
+	! [ -L "$gr_f" ] && [ -f "$gr_f" ] || return 1
+	gr_sec=
+	while IFS= read -r gr_l; do
+		case $gr_l in
+		'  "id": '*) G_ID=${gr_l#*: } && G_ID=${G_ID%,} ;;
+		'  "time": '*) jv "$gr_l" && G_TIME=$JV ;;
+		'  "kind": '*) jv "$gr_l" && G_KIND=$JV ;;
+		'  "from": '*) G_FROM=${gr_l#*: } && G_FROM=${G_FROM%,} ;;
+		'  "result": '*) jv "$gr_l" && G_RESULT=$JV ;;
+		'  "note": '*) jv "$gr_l" && G_NOTE=$JV ;;
+		'  "changed": '*) jl "$gr_l" && G_CHANGED=$JL ;;
+		'  "restarted": '*) jl "$gr_l" && G_RESTARTED=$JL ;;
+		'  "rejected": '*) jl "$gr_l" && G_REJECTED=$JL ;;
+		'  "files": '*) gr_sec=files ;;
+		'  "replaced": '*) gr_sec=repl ;;
+		'    {"name": '*)
+			gr_n=${gr_l#*\"name\": \"}
+			gr_n=${gr_n%%\"*}
+			gr_h=${gr_l#*\"hash\": \"}
+			gr_h=${gr_h%%\"*}
+			case $gr_sec in
+			files) G_FILES="$G_FILES $gr_n:$gr_h" ;;
+			repl) G_REPL="$G_REPL $gr_n:${gr_h:--}" ;;
+			esac
+			;;
+		esac
+	done <"$gr_f"
+	num "$G_ID" && num "$G_FROM"
+}
+
+# jv LINE sets JV to the string value of a `"key": "value",` line.
+jv() {
+	JV=${1#*: \"}
+	JV=${JV%,}
+	JV=${JV%\"}
+}
+
+# jl LINE sets JL to the names of a `"key": ["a", "b"],` line.
+jl() {
+	JL=${1#*[}
+	JL=${JL%%]*}
+	JL=$(echo "$JL" | sed -e 's/"//g' -e 's/,//g')
+}
+
+# gen_file_hash NAME prints the hash of NAME in the generation last read.
+gen_file_hash() {
+	for gf_e in $G_FILES; do
+		case $gf_e in "$1:"*) echo "${gf_e#*:}" && return 0 ;; esac
+	done
+	return 1
+}
+
+# last_committed sets LC_ID (empty when none) to the newest generation
+# whose result is ok, leaving it read (gen_read).
+last_committed() {
+	gen_dirs
+	LC_ID=
+	lc_ids=
+	for lc_i in $GENS; do lc_ids="$lc_i $lc_ids"; done
+	for lc_i in $lc_ids; do
+		gen_read "$lc_i" || continue
+		[ "$G_RESULT" = ok ] || continue
+		LC_ID=$lc_i
+		return 0
+	done
+	return 1
+}
+
+# committed_content NAME sets CC_ID and CC_FILE: the newest committed
+# generation holding NAME and its files/NAME (checked against its hash);
+# without one, CC_ID 0 and the base.
+committed_content() {
+	gen_dirs
+	cc_ids=
+	for cc_i in $GENS; do cc_ids="$cc_i $cc_ids"; done
+	for cc_i in $cc_ids; do
+		gen_read "$cc_i" || continue
+		[ "$G_RESULT" = ok ] || continue
+		cc_h=$(gen_file_hash "$1") || continue
+		CC_ID=$cc_i
+		CC_FILE=$(id_dir "$cc_i")/files/$1
+		[ "$(md5 "$CC_FILE")" = "$cc_h" ] && return 0
+		REASON="generation $cc_i: files/$1: content does not match its hash; the history is damaged"
+		return 1
+	done
+	CC_ID=0
+	CC_FILE=
+	base_ok "$1" && CC_FILE=$STATE/base/$1
+	return 0
+}
+
+# md5 FILE prints the md5 of FILE (nothing when it cannot be read).
+md5() {
+	md_s=$(md5sum <"$1" 2>/dev/null) || return 0
+	echo "${md_s%% *}"
+}
+
+# ---- writing generations ---------------------------------------------------------
+
+# gen_begin writes the pending generation G_ID: files/NAME for every entry
+# of WORK/gen.files ("NAME PATH HASH SIZE SRC" lines), prev/NAME for every
+# changed target that had a file, then meta.json. Nothing is written to a
+# target before it returns.
+gen_begin() {
+	gb_d=$(id_dir "$G_ID")
+	rm -rf "$gb_d"
+	mkdir -p "$gb_d/files" || return 1
+	while read -r gb_n _ _ _ gb_src; do
+		cp "$gb_src" "$gb_d/files/$gb_n" || return 1
+	done <"$WORK/gen.files"
+	: >"$WORK/gen.repl"
+	for gb_n in $G_CHANGED; do
+		if [ -f "$WORK/$gb_n.prev" ]; then
+			mkdir -p "$gb_d/prev" && cp "$WORK/$gb_n.prev" "$gb_d/prev/$gb_n" || return 1
+			echo "$gb_n $(md5 "$WORK/$gb_n.prev") $(file_size "$WORK/$gb_n.prev")" >>"$WORK/gen.repl"
+		else
+			echo "$gb_n - -1" >>"$WORK/gen.repl"
+		fi
+	done
+	G_RESULT=pending
+	gen_write
+}
+
+# gen_write writes meta.json of G_ID from the G_ variables, WORK/gen.files
+# and WORK/gen.repl, aside and renamed into place.
+gen_write() {
+	gw_d=$(id_dir "$G_ID")
+	json_str "$G_NOTE"
+	{
+		echo "{"
+		echo "  \"id\": $G_ID,"
+		echo "  \"time\": \"$G_TIME\","
+		echo "  \"kind\": \"$G_KIND\","
+		echo "  \"from\": $G_FROM,"
+		echo "  \"result\": \"$G_RESULT\","
+		echo "  \"note\": \"$JS\","
+		echo "  \"changed\": $(json_list "$G_CHANGED"),"
+		echo "  \"restarted\": $(json_list "$G_RESTARTED"),"
+		echo "  \"rejected\": $(json_list "$G_REJECTED"),"
+		gw_e=
+		while read -r gw_n gw_p gw_h gw_s _; do
+			if [ -z "$gw_e" ]; then echo '  "files": ['; else echo "$gw_e,"; fi
+			gw_e="    {\"name\": \"$gw_n\", \"path\": \"$gw_p\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
+		done <"$WORK/gen.files"
+		if [ -z "$gw_e" ]; then echo '  "files": [],'; else echo "$gw_e" && echo "  ],"; fi
+		gw_e=
+		while read -r gw_n gw_h gw_s; do
+			if [ -z "$gw_e" ]; then echo '  "replaced": ['; else echo "$gw_e,"; fi
+			[ "$gw_h" != - ] || gw_h=
+			gw_e="    {\"name\": \"$gw_n\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
+		done <"$WORK/gen.repl"
+		if [ -z "$gw_e" ]; then echo '  "replaced": []'; else echo "$gw_e" && echo "  ]"; fi
+		echo "}"
+	} >"$gw_d/meta.json.tmp" && mv -f "$gw_d/meta.json.tmp" "$gw_d/meta.json"
+}
+
+# json_list "a b" prints ["a", "b"].
+json_list() {
+	jli_o=
+	for jli_n in $1; do jli_o="$jli_o${jli_o:+, }\"$jli_n\""; done
+	echo "[$jli_o]"
+}
+
+# json_str TEXT sets JS to TEXT escaped as a JSON string (without the
+# HTML escapes: the layout is Go's SetEscapeHTML(false)).
+json_str() {
+	case $1 in
+	*[\\\""$TAB$CR$NL"]*) ;;
+	*)
+		JS=$1
+		return 0
+		;;
+	esac
+	JS=
+	js_r=$1
+	while [ -n "$js_r" ]; do
+		js_c=${js_r%"${js_r#?}"}
+		js_r=${js_r#?}
+		case $js_c in
+		\\) JS="$JS\\\\" ;;
+		\") JS="$JS\\\"" ;;
+		"$TAB") JS="$JS\\t" ;;
+		"$CR") JS="$JS\\r" ;;
+		"$NL") JS="$JS\\n" ;;
+		*) JS="$JS$js_c" ;;
+		esac
+	done
+}
+
+# gen_mark ID RESULT NOTE REJECTED rewrites those three fields of an
+# existing generation (recovery), keeping every other line as it is.
+gen_mark() {
+	gm_f=$(id_dir "$1")/meta.json
+	json_str "$3"
+	gm_note=$(echo "$JS" | sed -e 's/[\\&|]/\\&/g')
+	sed -e "s|^  \"result\": .*|  \"result\": \"$2\",|" -e "s|^  \"note\": .*|  \"note\": \"$gm_note\",|" \
+		-e "s|^  \"rejected\": .*|  \"rejected\": $(json_list "$4"),|" "$gm_f" >"$gm_f.tmp" &&
+		mv -f "$gm_f.tmp" "$gm_f"
+}
+
+# gen_prune removes the oldest generations beyond KEEP (never the newest
+# committed one: boot puts it back) and folders a killed journal left
+# without a meta.json.
+gen_prune() {
+	gp_cur=$(id_dir "$G_ID")
+	last_committed
+	gp_keep=$LC_ID
+	gen_dirs
+	gp_ids=
+	for gp_i in $GENS; do gp_ids="$gp_i $gp_ids"; done
+	gp_n=0
+	for gp_i in $gp_ids; do
+		gp_n=$((gp_n + 1))
+		[ "$gp_n" -gt "$KEEP" ] && [ "$gp_i" != "$gp_keep" ] && rm -rf "$(id_dir "$gp_i")"
+	done
+	for gp_d in "$GEN"/[0-9][0-9][0-9][0-9][0-9][0-9]; do
+		case $gp_d in *'['*) break ;; esac
+		[ -f "$gp_d/meta.json" ] || [ "$gp_d" = "$gp_cur" ] || rm -rf "$gp_d"
+	done
+}
+
+# gen_next sets G_ID to the number after the highest folder of state/gen.
+gen_next() {
+	G_ID=0
+	for gn_d in "$STATE"/gen/[0-9][0-9][0-9][0-9][0-9][0-9]; do
+		case $gn_d in *'['*) break ;; esac
+		G_ID=$(id_num "${gn_d##*/}")
+	done
+	G_ID=$((G_ID + 1))
+}

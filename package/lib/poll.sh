@@ -1,0 +1,269 @@
+# shellcheck shell=sh
+# userscript sh engine: the poll loop that applies conf.d while the NAS
+# runs, with the Go watcher's flap guard (internal/watch): a target that
+# something rewrites more than DRIFT_LIMIT times within DRIFT_WINDOW
+# seconds is paused, each rewritten version kept in conf.d/.captured/, and
+# its status says so; an edit of its source in conf.d lifts the pause.
+#
+# Cost of one idle poll: 2 processes (one `ls` of conf.d and the targets,
+# one `sleep`); nothing is read but that listing and state/poll.pid, and
+# nothing is written. The listing leaves out our own status files and
+# .captured/, and shows mtimes, not ctimes: reading a source (a hard link
+# made and removed) changes its ctime, which would make every poll apply
+# again. A change in conf.d is applied once the listing has stayed the
+# same for one more poll (a file still being copied over the share is
+# never applied half-way); a rewritten target is applied at once.
+# Sourced by engine.sh.
+# shellcheck disable=SC2154,SC2034
+
+DRIFT_LIMIT=3
+DRIFT_WINDOW=600
+
+poll_interval() {
+	PI=${USERSCRIPT_POLL:-}
+	[ -n "$PI" ] || PI=$POLL_SET
+	if [ -z "$PI" ] && [ -f "$LIB/settings" ]; then
+		while read -r pi_k pi_v _; do
+			[ "$pi_k" = poll ] && PI=$pi_v
+		done <"$LIB/settings"
+	fi
+	PI=${PI%s}
+	case $PI in '' | *[!0-9]* | 0) PI=5 ;; esac
+}
+
+# ls_flags sets LSFULL to the ls option for full times, when this ls has one.
+ls_flags() {
+	LSFULL=
+	if ls --full-time -d / >/dev/null 2>&1; then
+		LSFULL=--full-time
+	elif ls -e -d / >/dev/null 2>&1; then
+		LSFULL=-e
+	fi
+}
+
+poller_pid() {
+	PP=
+	{ read -r PP <"$STATE/poll.pid"; } 2>/dev/null
+}
+
+# listing sets LCONF (conf.d without our own files) and LTGT (the
+# targets) from one `ls`.
+listing() {
+	# shellcheck disable=SC2086 # LSFULL is one option or nothing; target paths hold no spaces
+	li_out=$(ls -lniA $LSFULL -- "$CONF" $TPATHS 2>&1)
+	LTGT=${li_out%%"$CONF:"*}
+	li_out=${li_out#*"$CONF:"}
+	LCONF=
+	while IFS= read -r li_l; do
+		case $li_l in total* | *.status | *' .captured' | '') continue ;; esac
+		LCONF="$LCONF$li_l$NL"
+	done <<LISTING
+$li_out
+LISTING
+}
+
+cmd_poll() {
+	ensure_dirs || return 1
+	profile_load
+	settings_load
+	poll_interval
+	# init writes our pid to state/poll.pid as soon as it has started us;
+	# when run by hand, we write it. Whoever finds another pid there later
+	# exits, so there is never more than one poller.
+	poller_pid
+	if [ "$PP" != "$$" ]; then
+		if [ -n "$PP" ] && is_ours "$PP"; then
+			echo "userscript: a poller is already running (pid $PP)"
+			return 0
+		fi
+		rm -rf "$STATE/poll.pid.tmp"
+		echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
+	fi
+	NOW=
+	log INFO "poller started" pid="$$" interval="$PI"
+	ls_flags
+	CAPTURE=yes
+	PAUSED=
+	DRIFTS=
+	STOPPING=
+	trap poll_term TERM INT
+	trap '' HUP
+	listing
+	po_conf=$LCONF
+	po_pend=
+	poll_apply
+	listing
+	po_tgt=$LTGT
+	while :; do
+		# In the foreground: a TERM (init stop) is handled when it ends.
+		# BusyBox 1.5-1.8 lose a TERM that comes during `wait`.
+		sleep "$PI"
+		poll_continue || return 0
+		listing
+		if [ "$LCONF" = "$po_conf" ] && [ "$LTGT" = "$po_tgt" ]; then
+			po_pend=
+			continue
+		fi
+		if [ "$LCONF" != "$po_conf" ] && [ "$LCONF" != "$po_pend" ]; then
+			# Changed since the last poll: wait until it stays the same.
+			po_pend=$LCONF
+			continue
+		fi
+		po_pend=
+		unpause "$po_conf" "$LCONF"
+		po_new=$LCONF
+		poll_apply || continue
+		po_conf=$po_new
+		note_drifts
+		poll_continue || return 0
+		listing
+		po_tgt=$LTGT
+	done
+}
+
+# poll_continue is false once the poller must stop: init stop removed
+# state/poll.pid (or another poller took it), or a TERM came.
+poll_continue() {
+	poller_pid
+	if [ "$PP" = "$$" ] && [ -z "$STOPPING" ]; then
+		return 0
+	fi
+	NOW=
+	log INFO "poller stopped" pid="$$"
+	return 1
+}
+
+# poll_term handles TERM: outside an apply the poller ends at once; an
+# apply (a service between its stop and its start) is finished first.
+poll_term() {
+	STOPPING=yes
+	[ -n "${LOCKED:-}" ] && return 0
+	trap - TERM INT
+	NOW=
+	log INFO "poller stopped" pid="$$"
+	exit 0
+}
+
+# poll_apply applies once; it fails only when the lock was busy, so the
+# next poll tries again. The apply runs in this very process (not a
+# subshell), so that the pid in state/lock.d is the one doing the work.
+poll_apply() {
+	NOW=
+	LOG_CHECKED=
+	cmd_apply >/dev/null 2>&1
+	[ $? -ne 75 ]
+}
+
+# note_drifts counts, for each target the last apply found rewritten by
+# something else (DRIFTED), the rewrites within DRIFT_WINDOW; past
+# DRIFT_LIMIT the target is paused.
+note_drifts() {
+	[ -n "$DRIFTED" ] || return 0
+	nd_now=$(date +%s)
+	for nd_n in $DRIFTED; do
+		hv "$PAUSED" "$nd_n" && continue
+		nd_times=$nd_now
+		nd_count=1
+		if hv "$DRIFTS" "$nd_n"; then
+			for nd_t in $(echo "$HV" | tr , ' '); do
+				[ $((nd_now - nd_t)) -lt "$DRIFT_WINDOW" ] || continue
+				nd_times="$nd_times,$nd_t"
+				nd_count=$((nd_count + 1))
+			done
+		fi
+		DRIFTS=$(drop "$DRIFTS" "$nd_n")
+		DRIFTS="$DRIFTS $nd_n:$nd_times"
+		if [ "$nd_count" -gt "$DRIFT_LIMIT" ]; then
+			PAUSED="$PAUSED $nd_n:$nd_count"
+			log WARN "drift: pausing target" target="$nd_n" times="$nd_count"
+		fi
+	done
+}
+
+# paused_reason NAME prints why NAME is paused (the Go watcher's words).
+paused_reason() {
+	hv "$PAUSED" "$1"
+	profile_target "$1"
+	echo "something rewrote $TPATH $HV times in $(go_dur "$DRIFT_WINDOW") (the firmware's web GUI?); userscript stopped re-applying it: see conf.d/.captured/, then save conf.d/$1 again to apply it"
+}
+
+# unpause OLD NEW lifts the pause of every target whose sources' lines
+# differ between two listings of conf.d: the owner saved them again.
+unpause() {
+	[ -n "$PAUSED" ] || return 0
+	for up_e in $PAUSED; do
+		up_n=${up_e%%:*}
+		[ "$(lines_of "$1" "$up_n")" = "$(lines_of "$2" "$up_n")" ] && continue
+		PAUSED=$(drop "$PAUSED" "$up_n")
+		DRIFTS=$(drop "$DRIFTS" "$up_n")
+		log INFO "drift: target saved again, no longer paused" target="$up_n"
+	done
+}
+
+# lines_of LISTING NAME prints the lines of NAME, NAME.add, NAME.merge.
+lines_of() {
+	while IFS= read -r lo_l; do
+		case $lo_l in *" $2" | *" $2.add" | *" $2.merge") echo "$lo_l" ;; esac
+	done <<LINES
+$1
+LINES
+}
+
+# drop LIST NAME prints a " NAME:VALUE" list without NAME.
+drop() {
+	dr_o=
+	for dr_e in $1; do
+		case $dr_e in "$2:"*) ;; *) dr_o="$dr_o $dr_e" ;; esac
+	done
+	echo "$dr_o"
+}
+
+# capture_drift NAME keeps a live file something else wrote over ours in
+# conf.d/.captured/NAME.TIME, for the owner to look at.
+capture_drift() {
+	[ -n "${CAPTURE:-}" ] || return 0
+	hv "$PAUSED" "$1" && return 0
+	cd_dir=$CONF/.captured
+	if [ -L "$cd_dir" ] || { [ -e "$cd_dir" ] && ! [ -d "$cd_dir" ]; }; then
+		log ERROR "capture drift: conf.d/.captured is not a folder (a symlink?); not writing through it" target="$1"
+		return 0
+	fi
+	mkdir -p "$cd_dir" 2>/dev/null
+	cd_name=$1.$(date -u +%Y%m%dT%H%M%SZ)
+	if cat "$2" >"$cd_dir/$cd_name.tmp" 2>/dev/null && mv -f "$cd_dir/$cd_name.tmp" "$cd_dir/$cd_name"; then
+		log WARN "drift: the live file was rewritten behind us" target="$1" saved="conf.d/.captured/$cd_name"
+	else
+		rm -f "$cd_dir/$cd_name.tmp"
+		log ERROR "capture drift: could not write conf.d/.captured/$cd_name" target="$1"
+	fi
+}
+
+cmd_stop() {
+	poller_pid
+	rm -f "$STATE/poll.pid"
+	if [ -n "$PP" ] && is_ours "$PP"; then
+		kill "$PP" 2>/dev/null
+		st_i=0
+		# An apply in the middle of a restart is let finish (up to 5
+		# minutes); otherwise 10 s, then KILL.
+		while is_ours "$PP"; do
+			st_lock=
+			{ read -r st_lock <"$STATE/lock.d/pid"; } 2>/dev/null
+			if [ "$st_i" -ge 300 ] || { [ "$st_i" -ge 10 ] && [ "$st_lock" != "$PP" ]; }; then
+				kill -9 "$PP" 2>/dev/null
+				break
+			fi
+			sleep 1
+			st_i=$((st_i + 1))
+		done
+		echo "userscript: poller stopped (pid $PP)"
+	else
+		echo "userscript: no poller running"
+	fi
+}
+
+# cmd_running is true when a poller runs for this app dir.
+cmd_running() {
+	poller_pid
+	[ -n "$PP" ] && is_ours "$PP"
+}

@@ -1,0 +1,332 @@
+# shellcheck shell=sh
+# userscript sh engine: restarting a service and proving it healthy, by
+# the Go engine's rules (docs/FORMATS.md, the transaction's steps 4 and
+# 5): the restart's output goes to state/out/SERVICE.log (never a pipe, a
+# file nobody deletes while a daemon writes into it); a service that was
+# serving before must come back with a new process, listening on a port
+# and address its config names, and still do so after its settle period.
+# The device has no netstat: listening sockets are read from
+# /proc/net/tcp and tcp6 (state 0A), processes from /proc/PID/stat, both
+# under the root. Sourced by engine.sh.
+# shellcheck disable=SC2154,SC2034
+
+OUT_MAX=65536 # state/out/SERVICE.log is emptied over this once a restart ended
+
+# restart_svc SERVICE runs its restart command with its timeout. X_RC is
+# the exit (124: timed out), X_WHY why it failed ("" when it did not).
+restart_svc() {
+	X_WHY=
+	if ! profile_service "$1"; then
+		X_RC=127
+		X_WHY="service $1 is not in lib/profile"
+		return 1
+	fi
+	set -f
+	# shellcheck disable=SC2086 # the profile's argv words hold no spaces
+	set -- "$1" $SARGV
+	set +f
+	rs_svc=$1
+	shift
+	rs_name=${1##*/}
+	case $1 in
+	/*) rs_bin=$ROOT$1 ;;
+	*) rs_bin=$1 ;;
+	esac
+	shift
+	rs_out=$STATE/out/$rs_svc.log
+	# Never through a link planted as state/out or its files.
+	[ -L "$STATE/out" ] && rm -f "$STATE/out"
+	mkdir -p "$STATE/out" 2>/dev/null
+	[ -d "$STATE/out" ] && ! [ -L "$STATE/out" ] && plain_slot "$rs_out" || rs_out=$WORK/out.$rs_svc
+	run_bounded "$STIMEOUT" "$rs_out" "$rs_bin" "$@"
+	X_RC=$?
+	rs_tail=$(grep -v '^[[:space:]]*$' "$rs_out" 2>/dev/null | tail -n 1)
+	trim "$rs_tail"
+	rs_tail=$TR
+	rs_size=$(file_size "$rs_out")
+	num "$rs_size" && [ "$rs_size" -le "$OUT_MAX" ] || : >"$rs_out"
+	log INFO "exec" service="$rs_svc" argv="$rs_name${*:+ $*}" exit="$X_RC" output="$rs_tail"
+	case $X_RC in
+	0) return 0 ;;
+	124) X_WHY="$rs_name: timed out after ${STIMEOUT}s" ;;
+	*) X_WHY="$rs_name exited $X_RC" ;;
+	esac
+	[ -z "$rs_tail" ] || X_WHY="$X_WHY: $rs_tail"
+	return 1
+}
+
+# ---- observing a service ----------------------------------------------------------
+
+# observe HOSTS PORTS looks at the service profile_service described once.
+# OB_SERVING is yes when its process (if named) runs and one of PORTS
+# listens on one of HOSTS; OB_PIDS its pids (`nil`: no /proc to look in,
+# or no process to look for); OB_WHY why it is not serving.
+observe() {
+	OB_SERVING=
+	OB_WHY=
+	OB_PIDS=nil
+	if [ "$SPROC" != - ]; then
+		proc_pids "$SPROC"
+		if [ "$OB_PIDS" = "" ]; then
+			OB_WHY="no $SPROC process is running"
+			return 0
+		fi
+	fi
+	if [ "$2" = - ] || [ -z "$2" ]; then
+		[ "$OB_PIDS" != nil ] && OB_SERVING=yes
+		[ -n "$OB_SERVING" ] || OB_WHY="nothing to check it by (no process in /proc, no port)"
+		return 0
+	fi
+	if listening "$1" "$2"; then
+		OB_SERVING=yes
+		return 0
+	fi
+	OB_WHY="nothing accepts on TCP port $(echo "$2" | sed 's/,/ or /g') of $(echo "$1" | sed 's/,/, /g')"
+}
+
+# proc_pids NAME sets OB_PIDS to the pids of the processes called NAME
+# (zombies left out), or nil when there is no /proc under the root.
+proc_pids() {
+	OB_PIDS=nil
+	for pp_d in "$ROOT"/proc/[0-9]*; do
+		case $pp_d in *'[0-9]*') return 0 ;; esac
+		case $OB_PIDS in nil) OB_PIDS= ;; esac
+		pp_st=
+		{ read -r pp_st <"$pp_d/stat"; } 2>/dev/null || continue
+		pp_c=${pp_st#*\(}
+		pp_c=${pp_c%\)*}
+		pp_s=${pp_st##*) }
+		case $pp_c:${pp_s%% *} in "$1:Z") continue ;; "$1:"*) OB_PIDS="$OB_PIDS ${pp_d##*/}" ;; esac
+	done
+}
+
+# renewed BEFORE_PIDS sets OB_WHY when a process from before the restart
+# is still one of the service's: the restart did not replace it.
+renewed() {
+	case "$1:$OB_PIDS" in nil:* | *:nil) return 0 ;; esac
+	for rn_p in $OB_PIDS; do
+		case " $1 " in
+		*" $rn_p "*)
+			OB_WHY="the old $SPROC process (pid $rn_p) is still the one running: the restart did not replace it"
+			return 1
+			;;
+		esac
+	done
+	return 0
+}
+
+# listening HOSTS PORTS is true when /proc/net/tcp or tcp6 under the root
+# has a listening socket (state 0A) on one of PORTS, bound to one of HOSTS
+# or to every address. A host `*` (an interface name in smb.conf, whose
+# addresses sh cannot list) takes any address.
+listening() {
+	li_want=
+	li_ifs=$IFS
+	IFS=,
+	set -f
+	for li_p in $2; do
+		for li_h in $1; do
+			li_want="$li_want $(hex4 "$li_p"):$li_h"
+		done
+	done
+	set +f
+	IFS=$li_ifs
+	for li_f in "$ROOT/proc/net/tcp" "$ROOT/proc/net/tcp6"; do
+		[ -f "$li_f" ] || continue
+		# shellcheck disable=SC2034 # sl is the row number
+		while read -r li_sl li_local _ li_st _; do
+			case $li_st in 0A) ;; *) continue ;; esac
+			li_port=${li_local##*:}
+			li_addr=${li_local%:*}
+			for li_w in $li_want; do
+				case $li_w in "$li_port:"*) ;; *) continue ;; esac
+				addr_is "$li_addr" "${li_w#*:}" && return 0
+			done
+		done <"$li_f"
+	done
+	return 1
+}
+
+# addr_is HEX HOST: the socket address HEX (as /proc/net/tcp* prints it)
+# accepts connections to HOST.
+addr_is() {
+	case $1 in
+	00000000 | 00000000000000000000000000000000) return 0 ;;
+	esac
+	case $2 in
+	'*') return 0 ;;
+	*.*.*.*)
+		ip_hex "$2"
+		case $1 in "$IPLE" | "$IPBE" | *0000FFFF"$IPLE" | *FFFF0000"$IPLE") return 0 ;; esac
+		;;
+	esac
+	return 1
+}
+
+# ip_hex A.B.C.D sets IPLE and IPBE to the address as a little-endian and
+# a big-endian host prints it in /proc/net/tcp.
+ip_hex() {
+	ih_ifs=$IFS
+	IFS=.
+	set -f
+	# shellcheck disable=SC2086 # split on dots on purpose
+	set -- $1
+	set +f
+	IFS=$ih_ifs
+	IPBE=$(hex2 "$1")$(hex2 "$2")$(hex2 "$3")$(hex2 "$4")
+	IPLE=$(hex2 "$4")$(hex2 "$3")$(hex2 "$2")$(hex2 "$1")
+}
+
+hex4() { echo "$(hex2 $(($1 / 256)))$(hex2 $(($1 % 256)))"; }
+
+hex2() {
+	num "$1" || set -- 0
+	echo "$(hexd $(($1 / 16)))$(hexd $(($1 % 16)))"
+}
+
+hexd() {
+	case $1 in
+	1[0-5]) set -- "$1" A B C D E F && shift $(($1 - 9)) && echo "$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# ---- where a service listens ------------------------------------------------------
+
+# listen_of SERVICE WHEN sets LHOSTS and LPORTS (comma-separated): where
+# the service listens with the files of the transaction WHEN (`after`:
+# the new ones; `before`: what was live): smb.conf's `smb ports`, and
+# `interfaces` with `bind interfaces only`; proftpd.conf's main `Port`,
+# and `DefaultAddress` with `SocketBindTight on`; else the profile's
+# ports on 127.0.0.1. Ports the owner set in userscript.toml win.
+listen_of() {
+	LHOSTS=127.0.0.1
+	LPORTS=$SPORTS
+	for lo_n in $WRITTEN; do
+		profile_target "$lo_n" || continue
+		[ "$TSVC" = "$1" ] || continue
+		lo_f=$WORK/$lo_n.target
+		[ "$2" = after ] || lo_f=$WORK/$lo_n.prev
+		[ -f "$lo_f" ] || continue
+		CPORTS=
+		CHOSTS=
+		case $TVAL in
+		testparm) samba_listen "$lo_f" ;;
+		proftpd) proftpd_listen "$lo_f" ;;
+		esac
+		[ -z "$CPORTS" ] || [ -n "$SPINNED" ] || LPORTS=$CPORTS
+		[ -z "$CHOSTS" ] || LHOSTS=$CHOSTS
+	done
+	profile_service "$1"
+}
+
+# samba_listen FILE sets CPORTS and CHOSTS from [global].
+samba_listen() {
+	sa_global=yes
+	sa_names=
+	sa_bind=
+	while IFS= read -r sa_l; do
+		trim "$sa_l"
+		case $TR in
+		'['*)
+			sa_s=${TR#[}
+			trim "${sa_s%%]*}"
+			case $TR in [Gg][Ll][Oo][Bb][Aa][Ll]) sa_global=yes ;; *) sa_global= ;; esac
+			continue
+			;;
+		'#'* | ';'*) continue ;;
+		*=*) ;;
+		*) continue ;;
+		esac
+		[ -n "$sa_global" ] || continue
+		sa_k=${TR%%=*}
+		sa_v=${TR#*=}
+		sa_k=$(echo "$sa_k" | tr -d " $TAB")
+		case $sa_k in
+		[Ss][Mm][Bb][Pp][Oo][Rr][Tt][Ss])
+			CPORTS=
+			for sa_p in $(echo "$sa_v" | tr ',;' '  '); do
+				num "$sa_p" && [ "$sa_p" -gt 0 ] && [ "$sa_p" -lt 65536 ] && CPORTS="$CPORTS${CPORTS:+,}$sa_p"
+			done
+			;;
+		[Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss]) sa_names=$(echo "$sa_v" | tr ',;' '  ') ;;
+		[Bb][Ii][Nn][Dd][Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss][Oo][Nn][Ll][Yy]) is_yes "$sa_v" && sa_bind=yes || sa_bind= ;;
+		esac
+	done <"$1"
+	[ -n "$sa_bind" ] || return 0
+	for sa_n in $sa_names; do
+		sa_a=${sa_n%%/*}
+		case $sa_a in
+		*[!0-9.]*) CHOSTS="$CHOSTS${CHOSTS:+,}*" ;;
+		*.*.*.*) CHOSTS="$CHOSTS${CHOSTS:+,}$sa_a" ;;
+		esac
+	done
+}
+
+# proftpd_listen FILE sets CPORTS and CHOSTS from the main server's
+# directives (outside any block).
+proftpd_listen() {
+	pf_depth=0
+	pf_addrs=
+	pf_tight=
+	while read -r pf_d pf_v pf_rest; do
+		case $pf_d in
+		'' | '#'*) continue ;;
+		'</'*) pf_depth=$((pf_depth - 1)) && continue ;;
+		'<'*) pf_depth=$((pf_depth + 1)) && continue ;;
+		esac
+		[ "$pf_depth" -eq 0 ] && [ -n "$pf_v" ] || continue
+		case $pf_d in
+		[Pp][Oo][Rr][Tt]) num "$pf_v" && [ "$pf_v" -gt 0 ] && [ "$pf_v" -lt 65536 ] && CPORTS=$pf_v ;;
+		[Dd][Ee][Ff][Aa][Uu][Ll][Tt][Aa][Dd][Dd][Rr][Ee][Ss][Ss]) pf_addrs="$pf_v $pf_rest" ;;
+		[Ss][Oo][Cc][Kk][Ee][Tt][Bb][Ii][Nn][Dd][Tt][Ii][Gg][Hh][Tt]) is_yes "$pf_v" && pf_tight=yes || pf_tight= ;;
+		esac
+	done <"$1"
+	[ -n "$pf_tight" ] || return 0
+	for pf_a in $pf_addrs; do
+		case $pf_a in *[!0-9.]* | *..*) ;; *.*.*.*) CHOSTS="$CHOSTS${CHOSTS:+,}$pf_a" ;; esac
+	done
+}
+
+is_yes() {
+	trim "$1"
+	case $TR in [Yy][Ee][Ss] | [Tt][Rr][Uu][Ee] | 1 | [Oo][Nn]) return 0 ;; esac
+	return 1
+}
+
+# ---- proving ----------------------------------------------------------------------
+
+# prove SERVICE BEFORE_PIDS waits until the restarted service is serving
+# with new processes (up to its timeout), then its settle period, and
+# checks again. It fails with PROVE_WHY set.
+prove() {
+	listen_of "$1" after
+	pv_i=0
+	while :; do
+		observe "$LHOSTS" "$LPORTS"
+		[ -n "$OB_SERVING" ] && renewed "$2" && break
+		if [ "$pv_i" -ge "$STIMEOUT" ]; then
+			PROVE_WHY=$OB_WHY
+			return 1
+		fi
+		sleep 1
+		pv_i=$((pv_i + 1))
+	done
+	[ "$SSETTLE" -gt 0 ] || return 0
+	sleep "$SSETTLE"
+	observe "$LHOSTS" "$LPORTS"
+	[ -n "$OB_SERVING" ] && renewed "$2" && return 0
+	PROVE_WHY="it started, but within $(go_dur "$SSETTLE"): $OB_WHY"
+	return 1
+}
+
+# go_dur SECONDS prints a duration as Go prints it (3s, 1m30s, 1h0m0s).
+go_dur() {
+	if [ "$1" -lt 60 ]; then
+		echo "${1}s"
+	elif [ "$1" -lt 3600 ]; then
+		echo "$(($1 / 60))m$(($1 % 60))s"
+	else
+		echo "$(($1 / 3600))h$(($1 % 3600 / 60))m$(($1 % 60))s"
+	fi
+}

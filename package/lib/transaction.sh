@@ -1,0 +1,246 @@
+# shellcheck shell=sh
+# userscript sh engine: the transaction (docs/FORMATS.md, "Generations"):
+# journal the pending generation, write every target, restart each
+# affected service once and prove it healthy, then commit; a service that
+# does not prove healthy gets its previous files back, is restarted
+# again, and its sources are held. The Go engine's
+# internal/overlay/transaction.go is the reference. Sourced by engine.sh.
+# shellcheck disable=SC2154,SC2034
+
+# transact KIND FROM applies OUTS (planned by apply or rollback) as one
+# transaction of KIND (apply or rollback; FROM: the generation a rollback
+# restores).
+transact() {
+	TX_KIND=$1
+	TX_FROM=$2
+	WRITTEN=
+	TX_ID=
+	: >"$WORK/rejected"
+	if ! journal; then
+		for tx_n in $OUTS; do
+			failed "$tx_n" "the change could not be recorded in state/gen, so nothing was changed (is the data disk full?)" \
+				"the live file was not changed; check the data disk's free space, then save the source again"
+		done
+		[ -z "$G_ID" ] || rm -rf "$(id_dir "$G_ID")"
+		return 1
+	fi
+	if write_all; then
+		for tx_s in $(tx_services); do
+			restart_and_prove "$tx_s"
+		done
+	fi
+	finish
+}
+
+# journal records the pending generation before anything is written. A
+# transaction that puts back exactly what the newest committed generation
+# holds needs none (a boot after the ROM was restored): the next start
+# does the same again.
+journal() {
+	jn_same=
+	if [ "$TX_KIND" = apply ] && [ -n "$OUTS" ] && [ -z "$NOSRC" ] && last_committed; then
+		jn_same=yes
+		for jn_n in $OUTS; do
+			hv "$WHS" "$jn_n"
+			[ "$(gen_file_hash "$jn_n")" = "$HV" ] || jn_same=
+		done
+	fi
+	# (last_committed read a generation into the G_ variables.)
+	G_ID= G_KIND=$TX_KIND G_FROM=$TX_FROM G_RESULT=pending G_NOTE= G_CHANGED= G_RESTARTED= G_REJECTED=
+	if [ -n "$jn_same" ]; then
+		TX_ID=$LC_ID
+		return 0
+	fi
+	[ -n "$OUTS" ] || return 0
+	gen_next
+	TX_ID=$G_ID
+	stamp_now
+	G_TIME=$NOW
+	G_CHANGED=${OUTS# }
+	# files/: every managed target after the transaction.
+	: >"$WORK/gen.files"
+	for jn_n in $TARGETS; do
+		profile_target "$jn_n"
+		if in_list "$OUTS" "$jn_n"; then
+			in_list "$NOSRC" "$jn_n" && continue
+			jn_f=$WORK/$jn_n.target
+			hv "$WHS" "$jn_n"
+		else
+			written_lines "$jn_n"
+			[ -n "$WL" ] && [ -f "$ROOT$TPATH" ] || continue
+			jn_f=$ROOT$TPATH
+			hv "$LHS" "$jn_n" || HV=$(md5 "$jn_f")
+			[ "$HV" = "${WL%% *}" ] || continue
+		fi
+		echo "$jn_n $TPATH $HV $(file_size "$jn_f") $jn_f" >>"$WORK/gen.files"
+	done
+	mkdir -p "$STATE/gen" && gen_begin
+}
+
+# write_all writes every target of the transaction. When one cannot be
+# written, the ones already written get their previous content back and
+# nothing is restarted.
+write_all() {
+	for wa_n in $OUTS; do
+		profile_target "$wa_n"
+		wa_live=$ROOT$TPATH
+		hv "$WHS" "$wa_n"
+		wa_h=$HV
+		in_list "$NOSRC" "$wa_n" || expect_written "$wa_n" "$wa_h"
+		if ! mkdir -p "${wa_live%/*}" 2>/dev/null || ! write_target "$wa_n" "$wa_live" "$WORK/$wa_n.target"; then
+			failed "$wa_n" "could not write $TPATH" "the live file was not changed; check the device's free space and permissions, then save the source again"
+			for wa_w in $WRITTEN; do
+				put_back "$wa_w"
+				fset "$wa_w" status FAILED
+				fset "$wa_w" reason "not applied: $TPATH could not be written, and the files of one change go live together"
+			done
+			G_RESULT=failed
+			G_NOTE="$TPATH: could not be written"
+			return 1
+		fi
+		WRITTEN="$WRITTEN $wa_n"
+		if in_list "$NOSRC" "$wa_n"; then
+			forget_written "$wa_n"
+		else
+			remember_written "$wa_n" "$wa_h"
+		fi
+		log INFO "wrote" target="$wa_n" path="$TPATH" hash="$wa_h"
+	done
+	return 0
+}
+
+# put_back NAME makes a written target what it was before the transaction.
+put_back() {
+	profile_target "$1"
+	pb_live=$ROOT$TPATH
+	if in_list "$LIVEOK" "$1"; then
+		write_target "$1" "$pb_live" "$WORK/$1.prev" || log ERROR "put back" target="$1" reason="$TPATH could not be written"
+		hv "$LHS" "$1"
+		remember_written "$1" "$HV"
+	else
+		rm -f "$pb_live"
+		forget_written "$1"
+	fi
+	pb_w=
+	for pb_n in $WRITTEN; do [ "$pb_n" = "$1" ] || pb_w="$pb_w $pb_n"; done
+	WRITTEN=$pb_w
+}
+
+# tx_services prints the services to restart, sorted: those of the
+# written targets, and those an interrupted transaction left behind.
+tx_services() {
+	ts_all=$RESTART_ANYWAY
+	for ts_n in $WRITTEN; do
+		profile_target "$ts_n"
+		[ "$TSVC" = - ] || in_list "$ts_all" "$TSVC" || ts_all="$ts_all $TSVC"
+	done
+	RESTART_ANYWAY=
+	sorted $ts_all
+}
+
+# sorted WORD... prints the words in byte order, one a line.
+sorted() {
+	so_out=
+	for so_w in "$@"; do
+		so_new=
+		so_done=
+		for so_o in $so_out; do
+			# BusyBox's test compares strings with < (byte order, like Go's sort).
+			# shellcheck disable=SC3012
+			if [ -z "$so_done" ] && [ "$so_w" \< "$so_o" ]; then
+				so_new="$so_new $so_w"
+				so_done=yes
+			fi
+			so_new="$so_new $so_o"
+		done
+		[ -n "$so_done" ] || so_new="$so_new $so_w"
+		so_out=$so_new
+	done
+	for so_w in $so_out; do echo "$so_w"; done
+}
+
+# restart_and_prove SERVICE restarts a service and, when it was serving
+# before, proves it healthy with its new files; otherwise its targets go
+# back.
+restart_and_prove() {
+	profile_service "$1" || SPROC=-
+	listen_of "$1" before
+	observe "$LHOSTS" "$LPORTS"
+	rp_serving=$OB_SERVING
+	rp_pids=$OB_PIDS
+	restart_svc "$1"
+	G_RESTARTED="$G_RESTARTED${G_RESTARTED:+ }$1"
+	rp_why=
+	if [ "$X_RC" -ne 0 ]; then
+		rp_why=$X_WHY
+	elif [ -n "$rp_serving" ]; then
+		prove "$1" "$rp_pids" || rp_why="$1 did not prove healthy: $PROVE_WHY"
+	else
+		log INFO "service was not serving before the restart; judged by its exit code" service="$1"
+	fi
+	[ -n "$rp_why" ] || return 0
+	echo "$1 $rp_why" >>"$WORK/rejected"
+	reject "$1" "$rp_why"
+}
+
+# reject SERVICE WHY puts back what was live before for every target of
+# SERVICE, holds their sources until they are edited, and restarts the
+# service again.
+reject() {
+	rj_mine=
+	for rj_n in $WRITTEN; do
+		profile_target "$rj_n"
+		[ "$TSVC" = "$1" ] && rj_mine="$rj_mine $rj_n"
+	done
+	for rj_n in $rj_mine; do
+		put_back "$rj_n"
+		sources_of "$rj_n"
+		rj_reason="applied, but $2; the previous file was put back"
+		fset "$rj_n" status REJECTED
+		fset "$rj_n" reason "$rj_reason"
+		fset "$rj_n" todo "fix conf.d/${SOURCES##* } and save it again; it is not applied again until it changes"
+		if ! in_list "$RESTORE" "$rj_n"; then
+			hv "$WHS" "$rj_n"
+			held_set "$rj_n" "$HV" REJECTED "$rj_reason"
+		fi
+		G_REJECTED="$G_REJECTED${G_REJECTED:+ }$rj_n"
+		log WARN "rejected" target="$rj_n" service="$1" why="$2"
+	done
+	restart_svc "$1" && return 0
+	for rj_n in $rj_mine; do
+		fset "$rj_n" status FAILED
+		fset "$rj_n" reason "$rj_reason, but restarting $1 with it failed too: $X_WHY"
+		fset "$rj_n" todo "look at the service's own log and at state/out/$1.log"
+	done
+}
+
+# finish commits the transaction: its result goes into the generation,
+# the held sources of what went live are released, the statuses name the
+# generation, and old generations are pruned.
+finish() {
+	if [ -n "$G_ID" ] && [ "$G_RESULT" = pending ]; then
+		G_RESULT=ok
+		if [ -s "$WORK/rejected" ]; then
+			G_RESULT=rejected
+			G_NOTE=
+			for fi_s in $(sorted $(sed 's/ .*//' "$WORK/rejected")); do
+				G_NOTE="$G_NOTE${G_NOTE:+; }$(sed -n "s/^$fi_s //p" "$WORK/rejected")"
+			done
+		fi
+	fi
+	[ -z "$G_ID" ] || gen_write || log ERROR "state/gen: could not record the result of generation $G_ID"
+	for fi_n in $WRITTEN; do
+		if [ -n "$G_ID" ] && [ "$G_KIND" = apply ] && ! in_list "$RESTORE" "$fi_n"; then
+			held_set "$fi_n" ""
+		fi
+		fset "$fi_n" generation "$TX_ID"
+	done
+	[ -n "$G_ID" ] || return 0
+	log INFO "$G_KIND" generation="$G_ID" from="$G_FROM" changed="$G_CHANGED" restarted="$G_RESTARTED" result="$G_RESULT"
+	fi_keep="$G_ID $G_CHANGED:$G_RESTARTED"
+	gen_prune
+	G_ID=${fi_keep%% *}
+	fi_keep=${fi_keep#* }
+	G_CHANGED=${fi_keep%%:*}
+	G_RESTARTED=${fi_keep#*:}
+}

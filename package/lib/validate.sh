@@ -1,0 +1,149 @@
+# shellcheck shell=sh
+# userscript sh engine: validation of a composed target (testparm -s,
+# proftpd -t, a check of exports), each validator bounded by
+# validate_timeout. Sourced by engine.sh; globals come from its setup().
+# shellcheck disable=SC2154,SC2034
+
+# ---- validation -----------------------------------------------------------------
+
+# validate NAME FILE sets the status fields; it fails when FILE is refused.
+validate() {
+	case $TVAL in
+	testparm) validate_testparm "$1" "$2" ;;
+	proftpd) validate_proftpd "$1" "$2" ;;
+	exports) validate_exports "$1" "$2" ;;
+	*)
+		fset "$1" status "NOT VALIDATED"
+		fset "$1" reason "not validated: the profile names no validator for $1"
+		;;
+	esac
+}
+
+not_found() { # NAME TOOL
+	fset "$1" status "NOT VALIDATED"
+	fset "$1" reason "not validated: $2 not found"
+	log INFO "not validated" target="$1" reason="$2 not found"
+}
+
+validate_testparm() {
+	find_tool testparm || {
+		not_found "$1" testparm
+		return 0
+	}
+	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -s "$2"
+	vt_rc=$?
+	log INFO "validate" target="$1" argv="testparm -s" exit="$vt_rc"
+	timed_out "$1" "testparm -s" "$vt_rc" && return 1
+	testparm_warnings "$1" "$2"
+	if [ "$vt_rc" -ne 0 ]; then
+		vt_last=$(tail -n 1 "$WORK/$1.vout")
+		vt_line=$(grep -n '^[[:space:]]*\[[^]]*$' "$2" | head -n 1)
+		vt_line=${vt_line%%:*}
+		vt_dir=$(sed -n 's/.*ERROR: \([A-Za-z]* directory [^ ]* does not exist\).*/\1/p' "$WORK/$1.vout" | head -n 1)
+		if [ -n "$vt_line" ]; then
+			vt_reason="line $vt_line: section header without a closing ] (testparm -s: $vt_last)"
+		elif [ -n "$vt_dir" ]; then
+			# Not the file's fault: this host lacks Samba's folders (the Go
+			# engine says the same).
+			fset "$1" status "NOT VALIDATED"
+			fset "$1" reason "not validated: testparm cannot run on this host: $vt_dir"
+			return 0
+		else
+			vt_reason="testparm -s refused it: $vt_last"
+		fi
+		refuse "$1" "$FIRST" "$vt_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
+		return 1
+	fi
+	if [ -n "$STRICT" ] && grep -q '^warning ' "$WORK/$1.f"; then
+		refuse "$1" "$FIRST" "testparm -s warns about it and strict = true in userscript.toml" "fix the lines the warnings name, or set strict = false"
+		return 1
+	fi
+	fset "$1" status OK
+	fset "$1" validated "testparm -s"
+}
+
+# timed_out NAME TOOL RC refuses the file when its validator did not
+# answer in time (an include of a FIFO or of /proc/kmsg blocks testparm).
+timed_out() {
+	[ "$3" -eq 124 ] || return 1
+	refuse "$1" "$FIRST" "$2 did not answer within ${VTIMEOUT}s, so the file was not applied: does it include a FIFO, a device or a file on a disk that is not there?" \
+		"fix conf.d/$FIRST and save it again; the live file was not changed"
+	return 0
+}
+
+# testparm_warnings NAME FILE: unknown and deprecated parameters, with the
+# line of FILE that names them.
+testparm_warnings() {
+	grep -e 'Unknown parameter encountered' -e 'deprecated' "$WORK/$1.vout" |
+		head -n 10 >"$WORK/$1.warn"
+	tw_inc=
+	while read -r tw_w; do
+		case $tw_w in
+		*'Unknown parameter encountered'*) tw_w="Unknown parameter encountered${tw_w#*Unknown parameter encountered}" ;;
+		esac
+		tw_p=${tw_w#*\"}
+		tw_p=${tw_p%%\"*}
+		tw_line=
+		if [ -n "$tw_p" ] && [ "$tw_p" != "$tw_w" ]; then
+			# grep -i -F is case-sensitive up to BusyBox 1.10: both sides
+			# are lowered instead.
+			[ -f "$WORK/$1.lower" ] || lower <"$2" >"$WORK/$1.lower"
+			tw_line=$(grep -n -F -e "$(echo "$tw_p" | lower)" "$WORK/$1.lower" | head -n 1)
+			tw_line=${tw_line%%:*}
+		fi
+		if [ -z "$tw_line" ]; then
+			# Not a line of ours: never echo another file.
+			tw_inc=yes
+			continue
+		fi
+		fset "$1" warning "line $tw_line: $tw_w"
+	done <"$WORK/$1.warn"
+	[ -z "$tw_inc" ] ||
+		fset "$1" warning "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)"
+}
+
+validate_proftpd() {
+	find_tool proftpd || {
+		not_found "$1" proftpd
+		return 0
+	}
+	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -t -c "$2"
+	vp_rc=$?
+	log INFO "validate" target="$1" argv="proftpd -t -c" exit="$vp_rc"
+	timed_out "$1" "proftpd -t" "$vp_rc" && return 1
+	if [ "$vp_rc" -ne 0 ]; then
+		# A line of another (included) file is never echoed: it may be
+		# /etc/shadow's, and the status file is on the share.
+		vp_reason=
+		vp_at=$(sed -n 's/.*fatal: .* on line \([0-9][0-9]*\) of \(.*\)$/\1 \2/p' "$WORK/$1.vout" | head -n 1)
+		vp_file=${vp_at#* }
+		vp_file=${vp_file#\'}
+		vp_file=${vp_file%\'}
+		if [ -n "$vp_at" ] && [ "$vp_file" = "$2" ]; then
+			vp_reason=$(sed -n 's/.*fatal: \(.*\) on line \([0-9][0-9]*\) of .*/line \2: \1/p' "$WORK/$1.vout" | head -n 1)
+		elif [ -n "$vp_at" ]; then
+			vp_reason="the included file $vp_file has an error on its line ${vp_at%% *} (not shown); fix or remove the Include"
+		fi
+		[ -n "$vp_reason" ] || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
+		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
+		return 1
+	fi
+	fset "$1" status OK
+	fset "$1" validated "proftpd -t"
+}
+
+# validate_exports only checks that every entry starts with a path:
+# exportfs cannot check a file other than /etc/exports without a private
+# mount namespace, which the sh engine cannot make.
+validate_exports() {
+	if ! grep -q '\\$' "$2"; then
+		ve_bad=$(grep -n -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' -e '^[[:space:]]*/' -e '^[[:space:]]*"/' "$2" | head -n 1)
+		if [ -n "$ve_bad" ]; then
+			refuse "$1" "$FIRST" "line ${ve_bad%%:*}: an export must start with an absolute path" \
+				"fix conf.d/$FIRST and save it again; the live file was not changed"
+			return 1
+		fi
+	fi
+	fset "$1" status "NOT VALIDATED"
+	fset "$1" reason "not validated: the sh engine cannot check exports (it only checked that each entry starts with a path)"
+}
