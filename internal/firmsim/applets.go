@@ -8,10 +8,12 @@ import (
 )
 
 // AllowedApplets are the only commands (besides sh built-ins) the sh engine
-// may use: what an old BusyBox on the IB-NAS4220-B is known to have.
+// may use: what an old BusyBox on the IB-NAS4220-B is known to have. `[`
+// is one too: before BusyBox 1.2 `test` is no builtin, and the device has
+// /bin/[.
 var AllowedApplets = []string{
 	"cat", "cp", "mv", "rm", "mkdir", "ln", "ls", "cmp", "grep", "sed",
-	"sleep", "date", "kill", "ps", "find", "echo", "test", "tr", "wc",
+	"sleep", "date", "kill", "ps", "find", "echo", "test", "[", "tr", "wc",
 	"head", "tail", "md5sum",
 }
 
@@ -23,6 +25,12 @@ func Applets(dir string, extra ...string) (path, shell string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("busybox not found: %w (apt-get install busybox)", err)
 	}
+	return AppletsOf(bb, dir, extra...)
+}
+
+// AppletsOf is Applets with the BusyBox binary bb (an old one of
+// OldBusyBoxes, say).
+func AppletsOf(bb, dir string, extra ...string) (path, shell string, err error) {
 	path = filepath.Join(dir, "path")
 	shellDir := filepath.Join(dir, "shell")
 	for _, d := range []string{path, shellDir} {

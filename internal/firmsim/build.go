@@ -25,6 +25,23 @@ func BuildEngine(dir string) (string, error) {
 	return bin, nil
 }
 
+// BuildTool builds the command of this module at pkg (e.g.
+// "./internal/firmsim/cmd/fakedaemon") into dir and returns its path.
+func BuildTool(dir, pkg string) (string, error) {
+	top, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = top
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
+}
+
 // moduleRoot is the folder above the working directory holding go.mod.
 func moduleRoot() (string, error) {
 	dir, err := os.Getwd()

@@ -22,11 +22,25 @@ func (g GoEngine) Apply(w *World) (int, string, error) {
 	return run(w, g.Bin, "--root", w.Root, "--app", w.App, "--profile", w.Profile.Name, "apply")
 }
 
-// ShEngine runs BusyBox sh APP/lib/engine.sh apply, with lib/ copied from
-// package/lib and lib/profile rendered as the build renders it.
-type ShEngine struct{ Lib string }
+func (g GoEngine) Rollback(w *World, gen string) (int, string, error) {
+	args := []string{g.Bin, "--root", w.Root, "--app", w.App, "--profile", w.Profile.Name, "rollback"}
+	if gen != "" {
+		args = append(args, gen)
+	}
+	return run(w, args...)
+}
 
-func (ShEngine) Name() string { return "sh" }
+// ShEngine runs BusyBox sh APP/lib/engine.sh apply, with lib/ copied from
+// package/lib and lib/profile rendered as the build renders it. Tag
+// names the BusyBox it runs under ("" is Debian's).
+type ShEngine struct{ Lib, Tag string }
+
+func (s ShEngine) Name() string {
+	if s.Tag == "" || s.Tag == "debian" {
+		return "sh"
+	}
+	return "sh-" + s.Tag
+}
 
 func (s ShEngine) Prepare(w *World) error {
 	lib := filepath.Join(w.App, "lib")
@@ -48,6 +62,14 @@ func (s ShEngine) Prepare(w *World) error {
 
 func (ShEngine) Apply(w *World) (int, string, error) {
 	return run(w, w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "apply")
+}
+
+func (ShEngine) Rollback(w *World, gen string) (int, string, error) {
+	args := []string{w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "rollback"}
+	if gen != "" {
+		args = append(args, gen)
+	}
+	return run(w, args...)
 }
 
 func run(w *World, argv ...string) (int, string, error) {

@@ -24,7 +24,10 @@ type Scenario struct {
 	Profile     string
 	Validators  []string
 	Unsupported map[string]string // engine → reason
-	Lines       []Line
+	// Diverge names what the engines may leave differently (a key prefix
+	// of Final → why); everything else must be byte for byte the same.
+	Diverge map[string]string
+	Lines   []Line
 	Files       map[string][]byte
 	order       []string
 }
@@ -47,6 +50,7 @@ func Load(path string) (*Scenario, error) {
 		Name:        strings.TrimSuffix(filepath.Base(path), ".txtar"),
 		Profile:     "nas4220b",
 		Unsupported: map[string]string{},
+		Diverge:     map[string]string{},
 		Files:       map[string][]byte{},
 	}
 	for _, f := range ar.Files {
@@ -81,6 +85,13 @@ func Load(path string) (*Scenario, error) {
 		ln.Args, err = words(text)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, ln.N, err)
+		}
+		if ln.Args[0] == "diverge" {
+			if len(ln.Args) < 3 {
+				return nil, fmt.Errorf("%s:%d: diverge KEY REASON", path, ln.N)
+			}
+			sc.Diverge[ln.Args[1]] = strings.Join(ln.Args[2:], " ")
+			continue
 		}
 		switch ln.Args[0] {
 		case "profile":
@@ -130,6 +141,8 @@ type Engine interface {
 	Prepare(w *World) error
 	// Apply runs one apply and returns its exit code and output.
 	Apply(w *World) (int, string, error)
+	// Rollback runs `rollback [GEN]` (GEN "" is the previous one).
+	Rollback(w *World, gen string) (int, string, error)
 }
 
 // A World is one run of a scenario: a device root and an app dir.
@@ -137,34 +150,55 @@ type World struct {
 	Dir, Root, App string
 	Bin, Shell     string // PATH with the allowed applets (+ validators), BusyBox sh
 	Profile        *profile.Profile
-	sc             *Scenario
-	stamps         map[string]os.FileInfo
+	// Port and Proc are the port and the process name of the fake daemon
+	// the scenario's `service` line runs ($PORT and $PROC in its files).
+	Port    int
+	Proc    string
+	Daemon  string // the fakedaemon binary (FakeDaemon)
+	sc      *Scenario
+	stamps  map[string]os.FileInfo
+	pidFile string
 }
 
-// Run runs sc against engine as a subtest-ready function.
-func Run(t *testing.T, sc *Scenario, e Engine) {
+// FakeDaemon is the fakedaemon binary the `service` line runs; the test
+// builds it once (firmsim.BuildTool).
+var FakeDaemon string
+
+// Run runs sc against engine with Debian's BusyBox as a subtest-ready
+// function.
+func Run(t *testing.T, sc *Scenario, e Engine) *World {
 	t.Helper()
-	if reason, ok := sc.Unsupported[e.Name()]; ok {
-		t.Skipf("unsupported: %s — %s (declared in testdata/scenarios/%s.txtar)", e.Name(), reason, sc.Name)
+	return RunWith(t, sc, e, "")
+}
+
+// RunWith runs sc against engine with the BusyBox binary bb ("" is
+// Debian's) and returns the world as the scenario left it.
+func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
+	t.Helper()
+	name := strings.SplitN(e.Name(), "-", 2)[0]
+	if reason, ok := sc.Unsupported[name]; ok {
+		t.Skipf("unsupported: %s — %s (declared in testdata/scenarios/%s.txtar)", name, reason, sc.Name)
 	}
-	w, err := newWorld(t.TempDir(), sc)
+	w, err := newWorld(t.TempDir(), sc, bb)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(w.stopDaemon)
 	if err := e.Prepare(w); err != nil {
 		t.Fatal(err)
 	}
 	for _, ln := range sc.Lines {
-		if ln.Engine != "" && ln.Engine != e.Name() {
+		if ln.Engine != "" && ln.Engine != name {
 			continue
 		}
 		if err := w.exec(e, ln); err != nil {
 			t.Fatalf("%s.txtar:%d: %s: %v", sc.Name, ln.N, strings.Join(ln.Args, " "), err)
 		}
 	}
+	return w
 }
 
-func newWorld(dir string, sc *Scenario) (*World, error) {
+func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 	p, err := profile.Builtin(sc.Profile)
 	if err != nil {
 		return nil, err
@@ -176,10 +210,27 @@ func newWorld(dir string, sc *Scenario) (*World, error) {
 		Profile: p,
 		sc:      sc,
 		stamps:  map[string]os.FileInfo{},
+		pidFile: filepath.Join(dir, "daemon.pid"),
 	}
-	w.Bin, w.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), sc.Validators...)
+	if w.Port, err = firmsim.FreePort(); err != nil {
+		return nil, err
+	}
+	w.Proc = fmt.Sprintf("fd%d", w.Port)
+	if bb == "" {
+		w.Bin, w.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), sc.Validators...)
+	} else {
+		w.Bin, w.Shell, err = firmsim.AppletsOf(bb, filepath.Join(dir, "bin"), sc.Validators...)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if data, ok := sc.Files["userscript.toml"]; ok {
+		if err := os.MkdirAll(w.App, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(w.App, "userscript.toml"), w.expand(data), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	for _, d := range []string{w.Root, filepath.Join(w.App, "conf.d")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -252,7 +303,14 @@ func (w *World) write(p string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(full, data, mode)
+	return os.WriteFile(full, w.expand(data), mode)
+}
+
+// expand puts the world's fake daemon port and process name for $PORT
+// and $PROC.
+func (w *World) expand(data []byte) []byte {
+	s := strings.ReplaceAll(string(data), "$PORT", strconv.Itoa(w.Port))
+	return []byte(strings.ReplaceAll(s, "$PROC", w.Proc))
 }
 
 func (w *World) file(name string) ([]byte, error) {
@@ -400,6 +458,33 @@ func (w *World) exec(e Engine, ln Line) error {
 		return nil
 	case "reboot":
 		return w.restoreRoot()
+	case "rollback":
+		gen, want := "", 0
+		if len(a) > 1 && a[1] != "-" {
+			gen = a[1]
+		}
+		if len(a) > 2 {
+			want, _ = strconv.Atoi(a[2])
+		}
+		os.Remove(filepath.Join(w.Root, firmsim.RestartLog))
+		code, out, err := e.Rollback(w, gen)
+		if err != nil {
+			return err
+		}
+		if code != want {
+			return fmt.Errorf("exit %d, want %d\n%s", code, want, out)
+		}
+		return nil
+	case "service":
+		if err := need(1); err != nil {
+			return err
+		}
+		return w.fakeService(a[1])
+	case "start":
+		if err := need(1); err != nil {
+			return err
+		}
+		return w.startService(a[1])
 	case "chmod":
 		if err := need(2); err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
@@ -23,6 +25,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goBin, goBuildErr = firmsim.BuildEngine(dir)
+	if goBuildErr == nil {
+		FakeDaemon, goBuildErr = firmsim.BuildTool(dir, "./internal/firmsim/cmd/fakedaemon")
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -38,7 +43,12 @@ func needTool(t *testing.T, name string) {
 	}
 }
 
-// TestScenarios runs every testdata/scenarios file against both engines.
+// TestScenarios runs every testdata/scenarios file against the Go engine
+// and the sh engine, the sh engine under Debian's BusyBox and each old
+// BusyBox (1.00, 1.2.0, 1.7.2), and then holds them to one contract:
+// every sh run must leave what the Go engine left (targets, status
+// words, generations with their time masked, state/base, written, held),
+// byte for byte, except what the scenario declares with `diverge`.
 func TestScenarios(t *testing.T) {
 	needTool(t, "busybox")
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.txtar"))
@@ -47,6 +57,7 @@ func TestScenarios(t *testing.T) {
 	}
 	sort.Strings(files)
 	lib := filepath.Join("..", "..", "package", "lib")
+	bbs, missing := firmsim.BusyBoxes()
 	for _, f := range files {
 		sc, err := Load(f)
 		if err != nil {
@@ -56,18 +67,53 @@ func TestScenarios(t *testing.T) {
 			for _, v := range sc.Validators {
 				needTool(t, v)
 			}
-			t.Run("sh", func(t *testing.T) {
-				t.Parallel()
-				Run(t, sc, ShEngine{Lib: lib})
-			})
+			var mu sync.Mutex
+			finals := map[string]map[string]string{}
+			keep := func(name string, w *World) {
+				mu.Lock()
+				finals[name] = w.Final()
+				mu.Unlock()
+			}
+			t.Cleanup(func() { compare(t, sc, finals) })
 			t.Run("go", func(t *testing.T) {
 				t.Parallel()
 				if _, ok := sc.Unsupported["go"]; !ok && goBuildErr != nil {
 					t.Fatal(goBuildErr)
 				}
-				Run(t, sc, GoEngine{Bin: goBin})
+				keep("go", Run(t, sc, GoEngine{Bin: goBin}))
 			})
+			for _, bb := range bbs {
+				e := ShEngine{Lib: lib, Tag: bb.Tag}
+				t.Run(e.Name(), func(t *testing.T) {
+					t.Parallel()
+					keep(e.Name(), RunWith(t, sc, e, bb.Path))
+				})
+			}
+			for tag, why := range missing {
+				t.Run("sh-"+tag, func(t *testing.T) {
+					if os.Getenv("CI") == "true" {
+						t.Fatalf("CI must have it: %s", why)
+					}
+					t.Skip(why)
+				})
+			}
 		})
+	}
+}
+
+// compare holds every sh run to what the Go engine left.
+func compare(t *testing.T, sc *Scenario, finals map[string]map[string]string) {
+	g := finals["go"]
+	if g == nil || t.Failed() {
+		return
+	}
+	for name, f := range finals {
+		if name == "go" {
+			continue
+		}
+		if diffs := sc.Compare(g, f); len(diffs) > 0 {
+			t.Errorf("%s left what the Go engine did not (docs/FORMATS.md is the contract):\n%s", name, strings.Join(diffs, "\n"))
+		}
 	}
 }
 
@@ -85,6 +131,9 @@ func TestUnsupportedListed(t *testing.T) {
 				t.Errorf("%s: unsupported names unknown engine %q", sc.Name, engine)
 			}
 			t.Logf("%s: unsupported on %s: %s", sc.Name, engine, reason)
+		}
+		for key, reason := range sc.Diverge {
+			t.Logf("%s: the engines may differ in %s: %s", sc.Name, key, reason)
 		}
 	}
 }

@@ -179,7 +179,7 @@ hold_back() {
 	hb_what="generation $CC_ID"
 	[ "$CC_ID" != 0 ] || hb_what="the firmware's own file"
 	fset "$1" reason "$hb_reason; $hb_what is live again at this start"
-	WHS="$WHS $1:$(md5 "$WORK/$1.target")"
+	WHS="$(drop "$WHS" "$1") $1:$(md5 "$WORK/$1.target")"
 	RESTORE="$RESTORE $1"
 	add_out "$1"
 }
@@ -266,7 +266,8 @@ apply_end() {
 		write_status "$ae_n"
 		echo "$ae_n: $r_status"
 		case $r_status in
-		FAILED | REJECTED) ae_rc=1 ;;
+		FAILED) ae_rc=1 ;;
+		REJECTED) [ -z "${TX_REJECTED:-}" ] || ae_rc=1 ;;
 		REFUSED) [ "$ae_rc" -eq 0 ] && ae_rc=3 ;;
 		esac
 	done

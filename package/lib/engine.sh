@@ -91,6 +91,11 @@ setup() {
 	G_CHANGED=''
 	G_RESTARTED=''
 	SET_NOTES=''
+	NAMES=' '
+	UNK=''
+	UNK_MORE=0
+	TUNE=''
+	SRC=''
 	settings_defaults
 }
 

@@ -38,6 +38,7 @@ scan() {
 	sc_last=
 	sc_odd=0
 	sc_bad=0
+	NAMES=' '
 	for sc_f in "$CONF"/*; do
 		sc_n=${sc_f##*/}
 		# An empty conf.d gives the pattern itself. A name the folder lists
@@ -49,6 +50,7 @@ scan() {
 			sc_odd=$((sc_odd + 1))
 			continue
 		fi
+		NAMES="$NAMES$sc_n "
 		case $sc_n in
 		*.add) sc_b=${sc_n%.add} ;;
 		*.merge) sc_b=${sc_n%.merge} ;;
@@ -92,12 +94,12 @@ scan() {
 }
 
 # sources_of NAME sets SOURCES to NAME NAME.add NAME.merge, those present.
+# (from the names scan found in conf.d: a file that cannot be examined is
+# still a source).
 sources_of() {
 	SOURCES=
 	for so_s in "$1" "$1.add" "$1.merge"; do
-		if [ -e "$CONF/$so_s" ] || [ -L "$CONF/$so_s" ]; then
-			SOURCES="$SOURCES $so_s"
-		fi
+		case $NAMES in *" $so_s "*) SOURCES="$SOURCES $so_s" ;; esac
 	done
 	SOURCES=${SOURCES# }
 }
@@ -116,7 +118,7 @@ take_source() {
 		return 1
 	fi
 	if ! [ -e "$ts_f" ]; then
-		REASON="conf.d/$1 cannot be examined on this device: a file of 2 GiB or more (a 32-bit system cannot open it), or a disk error"
+		REASON="conf.d/$1 cannot be examined on this device: a file of 2 GiB or more (a 32-bit system cannot open it; userscript takes files up to 1 MiB), or a disk error"
 		TODO="put the file itself into conf.d, at most 1 MiB"
 		return 1
 	fi

@@ -82,8 +82,8 @@ held_set() {
 		rm -f "$STATE/held/$1"
 		return 0
 	fi
+	[ -L "$STATE/held" ] && rm -f "$STATE/held"
 	mkdir -p "$STATE/held" || return 1
-	plain_slot "$STATE/held" || return 1
 	rm -rf "$STATE/held/$1.tmp"
 	cat >"$STATE/held/$1.tmp" <<HELD
 $2

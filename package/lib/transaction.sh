@@ -13,6 +13,7 @@
 transact() {
 	TX_KIND=$1
 	TX_FROM=$2
+	TX_REJECTED=
 	WRITTEN=
 	TX_ID=
 	: >"$WORK/rejected"
@@ -180,6 +181,7 @@ restart_and_prove() {
 	fi
 	[ -n "$rp_why" ] || return 0
 	echo "$1 $rp_why" >>"$WORK/rejected"
+	TX_REJECTED=yes
 	reject "$1" "$rp_why"
 }
 

@@ -1,0 +1,56 @@
+package firmsim
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// OldBusyBoxTags are the old BusyBox builds the sh engine is tested
+// under, besides Debian's (DESIGN.md): 2005-2007 releases, as on the
+// firmware of the devices it is for.
+var OldBusyBoxTags = []string{"1_00", "1_2_0", "1_7_2"}
+
+// A BusyBox is one BusyBox binary of the test matrix.
+type BusyBox struct {
+	Tag  string // "debian" or an OldBusyBoxTags entry
+	Path string // the binary
+}
+
+// OldBusyBoxDir is the folder holding TAG/busybox for every old tag:
+// USERSCRIPT_BUSYBOX_OLD, else ../shared/busybox-old beside the module
+// (where the workplace and CI put it).
+func OldBusyBoxDir() string {
+	if d := os.Getenv("USERSCRIPT_BUSYBOX_OLD"); d != "" {
+		return d
+	}
+	top, err := moduleRoot()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(top), "shared", "busybox-old")
+}
+
+// BusyBoxes is the test matrix: Debian's busybox, then every old build
+// that is there. missing names the old builds that are not, with why;
+// CI (CI=true) has them all (a copy of shared/ lies beside its clone), so
+// a test fails there when one is missing and skips it elsewhere.
+func BusyBoxes() (bbs []BusyBox, missing map[string]string) {
+	missing = map[string]string{}
+	if p, err := exec.LookPath("busybox"); err == nil {
+		bbs = append(bbs, BusyBox{Tag: "debian", Path: p})
+	} else {
+		missing["debian"] = "busybox not found (apt-get install busybox)"
+	}
+	dir := OldBusyBoxDir()
+	for _, tag := range OldBusyBoxTags {
+		p := filepath.Join(dir, tag, "busybox")
+		if fi, err := os.Stat(p); err != nil || fi.Mode()&0o111 == 0 {
+			missing[tag] = fmt.Sprintf("old BusyBox %s not found at %s (set USERSCRIPT_BUSYBOX_OLD to the folder holding %s/busybox)", tag, p, tag)
+			continue
+		}
+		bbs = append(bbs, BusyBox{Tag: tag, Path: p})
+	}
+	return bbs, missing
+}

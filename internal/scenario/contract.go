@@ -1,0 +1,114 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Final is what an engine left, for the contract between the engines:
+// every target, every status word, every generation (meta.json with its
+// time masked, files/ and prev/) and the state files docs/FORMATS.md
+// names (base/, written/, held/), keyed by what they are. OK and NOT
+// VALIDATED count as one word: the Go engine validates exports and
+// finds validators in the sbin folders, the sh engine does not.
+func (w *World) Final() map[string]string {
+	m := map[string]string{}
+	for _, t := range w.Profile.Targets {
+		data, err := os.ReadFile(filepath.Join(w.Root, t.Path))
+		if err != nil {
+			m["target "+t.Name] = "<none>"
+			continue
+		}
+		m["target "+t.Name] = string(data)
+	}
+	es, _ := os.ReadDir(filepath.Join(w.App, "conf.d"))
+	for _, e := range es {
+		name, ok := strings.CutSuffix(e.Name(), ".status")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		word := "<unreadable>"
+		if text, err := w.statusText(name); err == nil {
+			first, _, _ := strings.Cut(text, "\r\n")
+			word = strings.TrimPrefix(first, "status: ")
+		}
+		if word == "OK" || word == "NOT VALIDATED" {
+			word = "OK or NOT VALIDATED"
+		}
+		m["status "+name] = word
+	}
+	state := filepath.Join(w.App, "state")
+	for _, sub := range []string{"base", "written", "held"} {
+		files, _ := os.ReadDir(filepath.Join(state, sub))
+		for _, f := range files {
+			if data, err := os.ReadFile(filepath.Join(state, sub, f.Name())); err == nil {
+				m["state/"+sub+"/"+f.Name()] = string(data)
+			}
+		}
+	}
+	gens, _ := os.ReadDir(filepath.Join(state, "gen"))
+	for _, g := range gens {
+		dir := filepath.Join(state, "gen", g.Name())
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(state, p)
+			data, _ := os.ReadFile(p)
+			if d.Name() == "meta.json" {
+				data = reTime.ReplaceAll(data, []byte(`"time": "<masked>",`))
+			}
+			m["state/"+rel] = string(data)
+			return nil
+		})
+	}
+	// The fake daemon's port and name are the world's own.
+	for k, v := range m {
+		m[k] = strings.ReplaceAll(strings.ReplaceAll(v, w.Proc, "$PROC"), strconv.Itoa(w.Port), "$PORT")
+	}
+	return m
+}
+
+var reTime = regexp.MustCompile(`"time": "[^"]*",`)
+
+// Compare lists where b differs from a, except keys the scenario says
+// may differ (its `diverge KEY REASON` lines; KEY is a prefix).
+func (sc *Scenario) Compare(a, b map[string]string) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var diffs []string
+	for k := range keys {
+		if a[k] == b[k] || sc.diverges(k) {
+			continue
+		}
+		diffs = append(diffs, fmt.Sprintf("%s:\n  go: %q\n  sh: %q", k, clip(a[k]), clip(b[k])))
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+func (sc *Scenario) diverges(key string) bool {
+	for prefix := range sc.Diverge {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
+)
+
+// fakeService makes the restart script of service name run a real
+// daemon: the fakedaemon listening on 127.0.0.1:$PORT, through a link
+// named $PROC (unique to the world, so parallel worlds never see each
+// other's processes). A restart stops it and starts a new one, unless
+// the service's live file holds the word BAD: then the script exits 0
+// and no daemon comes up, as with a config the daemon dies of. The
+// world's root/proc becomes the host's /proc, where both engines look
+// for processes and listening sockets.
+func (w *World) fakeService(name string) error {
+	svc, ok := w.Profile.Services[name]
+	if !ok {
+		return fmt.Errorf("no service %q in profile %s", name, w.Profile.Name)
+	}
+	if FakeDaemon == "" {
+		return fmt.Errorf("the test built no fakedaemon (scenario.FakeDaemon)")
+	}
+	var files []string
+	for _, t := range w.Profile.Targets {
+		if t.Service == name {
+			files = append(files, shq(filepath.Join(w.Root, t.Path)))
+		}
+	}
+	link := filepath.Join(w.Dir, "daemons", w.Proc)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(FakeDaemon, link); err != nil {
+		return err
+	}
+	script := fmt.Sprintf(`#!/bin/sh
+echo "%s $*" >>%s
+%s stop %s
+case $1 in stop) exit 0 ;; esac
+for f in %s; do
+	while read -r l; do
+		case $l in *BAD*) exit 0 ;; esac
+	done <"$f"
+done
+%s %d %s </dev/null >/dev/null 2>&1 &
+exit 0
+`, filepath.Base(svc.Restart[0]), shq(filepath.Join(w.Root, firmsim.RestartLog)), shq(link), shq(w.pidFile),
+		strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile))
+	p := filepath.Join(w.Root, svc.Restart[0])
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		return err
+	}
+	proc := filepath.Join(w.Root, "proc")
+	if _, err := os.Lstat(proc); err != nil {
+		return os.Symlink("/proc", proc)
+	}
+	return nil
+}
+
+// startService runs the service's script with start, as the firmware's
+// boot does, and waits until its daemon listens.
+func (w *World) startService(name string) error {
+	svc, ok := w.Profile.Services[name]
+	if !ok {
+		return fmt.Errorf("no service %q", name)
+	}
+	cmd := exec.Command(filepath.Join(w.Root, svc.Restart[0]), "start")
+	cmd.Env = w.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := dialPort(w.Port); err == nil {
+			c.Close()
+			return nil
+		}
+	}
+	return fmt.Errorf("the daemon of %s does not listen on port %d", name, w.Port)
+}
+
+// stopDaemon ends the world's fake daemon, if one runs.
+func (w *World) stopDaemon() {
+	data, err := os.ReadFile(w.pidFile)
+	if err != nil {
+		return
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(data), &pid); err == nil && pid > 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func shq(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func dialPort(port int) (interface{ Close() error }, error) {
+	return net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+}
