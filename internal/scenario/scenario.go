@@ -28,8 +28,8 @@ type Scenario struct {
 	// of Final → why); everything else must be byte for byte the same.
 	Diverge map[string]string
 	Lines   []Line
-	Files       map[string][]byte
-	order       []string
+	Files   map[string][]byte
+	order   []string
 }
 
 // A Line is one command of the script.

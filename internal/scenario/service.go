@@ -2,8 +2,8 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
