@@ -128,7 +128,7 @@ func (w *world) write(path, data string, mode os.FileMode) {
 	w.must(os.WriteFile(path, []byte(data), mode))
 }
 
-func newWorld(t *testing.T, c *hcase, eng string) *world {
+func newWorld(t *testing.T, c *hcase, eng, bb string) *world {
 	dir := t.TempDir()
 	w := &world{t: t, c: c, eng: eng, dir: dir,
 		root: filepath.Join(dir, "root"), app: filepath.Join(dir, "app"),
@@ -153,7 +153,7 @@ func newWorld(t *testing.T, c *hcase, eng string) *world {
 	p, err := profile.Builtin("nas4220b")
 	w.must(err)
 	w.sw = &scenario.World{Dir: dir, Root: w.root, App: w.app, Profile: p}
-	w.sw.Bin, w.sw.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), c.validators...)
+	w.sw.Bin, w.sw.Shell, err = firmsim.AppletsOf(bb, filepath.Join(dir, "bin"), c.validators...)
 	w.must(err)
 	if eng == "sh" {
 		w.must(scenario.ShEngine{Lib: filepath.Join("..", "..", "package", "lib")}.Prepare(w.sw))

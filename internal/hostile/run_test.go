@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"fmt"
+	"github.com/nas-userscript/userscript/internal/firmsim"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,8 +17,20 @@ var (
 	results   = map[string]string{}
 )
 
+// TestHostile runs every case on the Go engine and on the sh engine under
+// each BusyBox of the matrix (Debian's, 1.00, 1.2.0, 1.7.2).
 func TestHostile(t *testing.T) {
 	needTool(t, "busybox")
+	type run struct{ name, eng, bb string }
+	bbs, missing := firmsim.BusyBoxes()
+	runs := []run{{"go", "go", bbs[0].Path}}
+	for _, bb := range bbs {
+		name := "sh"
+		if bb.Tag != "debian" {
+			name = "sh-" + bb.Tag
+		}
+		runs = append(runs, run{name, "sh", bb.Path})
+	}
 	if len(cases) < 25 {
 		t.Errorf("the corpus has %d cases; keep at least 25", len(cases))
 	}
@@ -40,15 +53,18 @@ func TestHostile(t *testing.T) {
 			var mu sync.Mutex
 			finals := map[string]map[string]string{}
 			t.Cleanup(func() { compareEngines(t, c, finals) })
-			for _, eng := range []string{"go", "sh"} {
-				t.Run(eng, func(t *testing.T) {
+			for _, r := range runs {
+				t.Run(r.name, func(t *testing.T) {
 					t.Parallel()
-					if final := runCase(t, c, eng); final != nil {
+					if final := runCase(t, c, r.eng, r.bb); final != nil {
 						mu.Lock()
-						finals[eng] = final
+						finals[r.name] = final
 						mu.Unlock()
 					}
 				})
+			}
+			for tag, why := range missing {
+				t.Run("sh-"+tag, func(t *testing.T) { need(t, false, "%s", why) })
 			}
 		})
 	}
@@ -59,7 +75,14 @@ func TestHostile(t *testing.T) {
 // NOT VALIDATED count as one: the Go engine also finds validators in the
 // sbin folders, the sh engine only on PATH).
 func compareEngines(t *testing.T, c *hcase, finals map[string]map[string]string) {
-	g, s := finals["go"], finals["sh"]
+	for name, s := range finals {
+		if name != "go" {
+			compareTwo(t, c, name, finals["go"], s)
+		}
+	}
+}
+
+func compareTwo(t *testing.T, c *hcase, name string, g, s map[string]string) {
 	if g == nil || s == nil || c.random {
 		return
 	}
@@ -80,11 +103,11 @@ func compareEngines(t *testing.T, c *hcase, finals map[string]map[string]string)
 	switch {
 	case len(diffs) > 0 && c.diverge != "":
 		resultsMu.Lock()
-		results[c.name+" (both)"] = "KNOWN DIVERGENCE: " + strings.Join(diffs, "; ")
+		results[c.name+" (go/"+name+")"] = "KNOWN DIVERGENCE: " + strings.Join(diffs, "; ")
 		resultsMu.Unlock()
 		t.Logf("KNOWN DIVERGENCE: %s\n%s", c.diverge, strings.Join(diffs, "\n"))
 	case len(diffs) > 0:
-		t.Errorf("the engines disagree:\n%s", strings.Join(diffs, "\n"))
+		t.Errorf("the Go engine and %s disagree:\n%s", name, strings.Join(diffs, "\n"))
 	case c.diverge != "":
 		t.Errorf("marked KNOWN DIVERGENCE, but the engines agree now: remove the mark (%s)", c.diverge)
 	}
@@ -113,10 +136,10 @@ func (w *world) final() map[string]string {
 
 // runCase runs one case on one engine; it returns what the engine left
 // when every invariant held.
-func runCase(t *testing.T, c *hcase, eng string) map[string]string {
+func runCase(t *testing.T, c *hcase, eng, bb string) map[string]string {
 	record := func(s string) {
 		resultsMu.Lock()
-		results[c.name+"/"+eng] = s
+		results[c.name+"/"+t.Name()[strings.LastIndex(t.Name(), "/")+1:]] = s
 		resultsMu.Unlock()
 	}
 	if c.only != "" && c.only != eng {
@@ -132,7 +155,7 @@ func runCase(t *testing.T, c *hcase, eng string) map[string]string {
 	if c.root {
 		need(t, os.Geteuid() == 0, "needs root (mknod)")
 	}
-	w := newWorld(t, c, eng)
+	w := newWorld(t, c, eng, bb)
 	if c.setup != nil {
 		c.setup(w)
 	}

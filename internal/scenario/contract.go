@@ -69,6 +69,7 @@ func (w *World) Final() map[string]string {
 	}
 	// The fake daemon's port and name are the world's own.
 	for k, v := range m {
+		v = strings.ReplaceAll(v, w.Root, "$ROOT")
 		m[k] = strings.ReplaceAll(strings.ReplaceAll(v, w.Proc, "$PROC"), strconv.Itoa(w.Port), "$PORT")
 	}
 	return m

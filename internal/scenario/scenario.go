@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -310,6 +311,7 @@ func (w *World) write(p string, data []byte, mode os.FileMode) error {
 // and $PROC.
 func (w *World) expand(data []byte) []byte {
 	s := strings.ReplaceAll(string(data), "$PORT", strconv.Itoa(w.Port))
+	s = strings.ReplaceAll(s, "$ROOT", w.Root)
 	return []byte(strings.ReplaceAll(s, "$PROC", w.Proc))
 }
 
@@ -376,6 +378,11 @@ func (w *World) exec(e Engine, ln Line) error {
 		return os.RemoveAll(w.path(a[1]))
 	case "mkdir":
 		return os.MkdirAll(w.path(a[1]), 0o755)
+	case "mkfifo":
+		if err := os.MkdirAll(filepath.Dir(w.path(a[1])), 0o755); err != nil {
+			return err
+		}
+		return syscall.Mkfifo(w.path(a[1]), 0o644)
 	case "symlink":
 		if err := need(2); err != nil {
 			return err

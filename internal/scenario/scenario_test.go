@@ -57,6 +57,9 @@ func TestScenarios(t *testing.T) {
 	}
 	sort.Strings(files)
 	lib := filepath.Join("..", "..", "package", "lib")
+	if d := os.Getenv("USERSCRIPT_TEST_LIB"); d != "" {
+		lib = d // another sh engine (an older one: a test must fail on it first)
+	}
 	bbs, missing := firmsim.BusyBoxes()
 	for _, f := range files {
 		sc, err := Load(f)
