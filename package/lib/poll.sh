@@ -54,12 +54,18 @@ listing() {
 	LTGT=${li_out%%"$CONF:"*}
 	li_out=${li_out#*"$CONF:"}
 	LCONF=
+	set -f
 	while IFS= read -r li_l; do
 		case $li_l in total* | *.status | *' .captured' | '') continue ;; esac
-		LCONF="$LCONF$li_l$NL"
+		# Fields joined by one space: ls pads its columns to the widest
+		# entry, our status files included.
+		# shellcheck disable=SC2086 # split on blanks on purpose
+		set -- $li_l
+		LCONF="$LCONF$*$NL"
 	done <<LISTING
 $li_out
 LISTING
+	set +f
 }
 
 cmd_poll() {
