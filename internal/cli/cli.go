@@ -179,7 +179,7 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 		}
 		release = func() { l.Release() }
 	}
-	e.log = e.logger(stateDir, dry)
+	e.log = e.logger(stateDir, dry, set)
 	eng.Log = e.log
 	for _, n := range notes {
 		e.log.Warn("settings", "note", n)
@@ -217,10 +217,12 @@ func (e *env) settings(app string) (*settings.Settings, *profile.Profile, []stri
 	return set, prof, notes, err
 }
 
-func (e *env) logger(stateDir string, dry bool) *slog.Logger {
+func (e *env) logger(stateDir string, dry bool, set *settings.Settings) *slog.Logger {
 	var hs []slog.Handler
 	if !dry {
-		hs = append(hs, &state.LineHandler{W: state.OpenLog(stateDir)})
+		lf := state.OpenLog(stateDir)
+		lf.Max, _ = set.LogBytes()
+		hs = append(hs, &state.LineHandler{W: lf})
 	}
 	if e.debug {
 		hs = append(hs, &state.LineHandler{W: e.stderr, Level: slog.LevelDebug})

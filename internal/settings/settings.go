@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -19,9 +20,14 @@ type Settings struct {
 	Strict  bool   `toml:"strict"`
 	Keep    int    `toml:"keep"`
 	// ValidateTimeout bounds each validator process ("30s").
-	ValidateTimeout string             `toml:"validate_timeout"`
-	Targets         map[string]Target  `toml:"targets"`
-	Services        map[string]Service `toml:"services"`
+	ValidateTimeout string `toml:"validate_timeout"`
+	// PollInterval is how often the sh engine's poll loop looks at conf.d
+	// ("5s"); the Go daemon watches with inotify and only checks it.
+	PollInterval string `toml:"poll_interval"`
+	// LogSize is the size at which state/log is rotated ("256KiB").
+	LogSize  string             `toml:"log_size"`
+	Targets  map[string]Target  `toml:"targets"`
+	Services map[string]Service `toml:"services"`
 	// Unknown says which keys were not understood (and ignored).
 	Unknown []string `toml:"-"`
 }
@@ -74,7 +80,39 @@ func Load(path string) (*Settings, error) {
 	if _, err := s.Timeout(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if s.PollInterval != "" {
+		if _, err := duration("poll_interval", s.PollInterval); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if _, err := s.LogBytes(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return s, nil
+}
+
+// LogBytes is log_size in bytes ("256KiB", "1MiB", a number of bytes),
+// or 0 for the default.
+func (s *Settings) LogBytes() (int64, error) {
+	if s.LogSize == "" {
+		return 0, nil
+	}
+	num := strings.TrimRight(s.LogSize, "KMiB")
+	mult := int64(1)
+	switch strings.TrimPrefix(s.LogSize, num) {
+	case "", "B":
+	case "K", "KB", "KiB":
+		mult = 1 << 10
+	case "M", "MB", "MiB":
+		mult = 1 << 20
+	default:
+		num = ""
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("log_size = %q: write a size like \"256KiB\"", s.LogSize)
+	}
+	return n * mult, nil
 }
 
 // Timeout is validate_timeout, or 0 for the validators' default.

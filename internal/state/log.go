@@ -22,6 +22,9 @@ const MaxLog = 256 << 10
 type LogFile struct {
 	mu   sync.Mutex
 	path string
+	// Max is the size at which it is rotated (0: MaxLog); userscript.toml's
+	// log_size.
+	Max int64
 }
 
 // OpenLog returns the log in stateDir. Nothing is created until the first
@@ -33,7 +36,11 @@ func OpenLog(stateDir string) *LogFile {
 func (l *LogFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(p)) > MaxLog {
+	max := l.Max
+	if max <= 0 {
+		max = MaxLog
+	}
+	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(p)) > max {
 		os.Rename(l.path, l.path+".1")
 	}
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
