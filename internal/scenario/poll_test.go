@@ -1,0 +1,151 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// counting makes every applet of w's PATH a wrapper that appends its name
+// to the returned file before it runs: the processes the sh engine
+// starts, counted.
+func counting(t *testing.T, w *World) string {
+	t.Helper()
+	count := filepath.Join(w.Dir, "execs")
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("busybox not found")
+	}
+	ents, _ := os.ReadDir(w.Bin)
+	for _, e := range ents {
+		p := filepath.Join(w.Bin, e.Name())
+		os.Remove(p)
+		body := fmt.Sprintf("#!%s sh\necho %s >>%s\nexec %s %s \"$@\"\n", bb, e.Name(), count, bb, e.Name())
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return count
+}
+
+func execs(count string) []string {
+	data, _ := os.ReadFile(count)
+	return strings.Fields(string(data))
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 60 s", what)
+		}
+	}
+}
+
+// startPoller runs the sh engine's poll loop (every second) in w and stops
+// it when the test ends.
+func startPoller(t *testing.T, w *World) {
+	t.Helper()
+	cmd := exec.Command(w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "poll")
+	cmd.Env = append(w.Env(), "USERSCRIPT_POLL=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+}
+
+func shWorld(t *testing.T) *World {
+	t.Helper()
+	needTool(t, "busybox")
+	sc := &Scenario{Name: "poll", Profile: "nas4220b", Files: map[string][]byte{
+		"root/system/hddapp/etc/samba/smb.conf": []byte("[global]\n\tworkgroup = ROM\n"),
+	}, order: []string{"root/system/hddapp/etc/samba/smb.conf"}}
+	w, err := newWorld(t.TempDir(), sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join("..", "..", "package", "lib")
+	if d := os.Getenv("USERSCRIPT_TEST_LIB"); d != "" {
+		lib = d
+	}
+	if err := (ShEngine{Lib: lib}).Prepare(w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// Defect 1: once an edit is applied, an idle poll costs two processes
+// (one ls, one sleep) and applies nothing: reading a source must not make
+// the next poll see a change (the disk can spin down).
+func TestShIdlePollAppliesNothing(t *testing.T) {
+	w := shWorld(t)
+	count := counting(t, w)
+	startPoller(t, w)
+	os.WriteFile(filepath.Join(w.App, "conf.d", "smb.conf"), []byte("[global]\n\tworkgroup = MINE\n"), 0o644)
+	status := filepath.Join(w.App, "conf.d", "smb.conf.status")
+	waitFor(t, "the edit applied", func() bool { _, err := os.Stat(status); return err == nil })
+	n := len(execs(count))
+	sleeps := func() int {
+		c := 0
+		for _, x := range execs(count)[n:] {
+			if x == "sleep" {
+				c++
+			}
+		}
+		return c
+	}
+	waitFor(t, "six polls", func() bool { return sleeps() >= 6 })
+	got := execs(count)[n:]
+	// The first poll after the apply may still be finishing it.
+	for i := 0; i < len(got) && got[i] != "sleep"; i++ {
+		got[i] = ""
+	}
+	for _, x := range got {
+		if x != "" && x != "ls" && x != "sleep" {
+			t.Fatalf("an idle poll ran %s; all it ran: %v", x, got)
+		}
+	}
+}
+
+// Defect 5: a source still being copied (it changes from one poll to the
+// next) is applied only once it has stayed the same for a poll: never
+// half of it.
+func TestShHalfCopiedNotApplied(t *testing.T) {
+	w := shWorld(t)
+	count := counting(t, w)
+	startPoller(t, w)
+	waitFor(t, "the poller's first poll", func() bool {
+		return strings.Contains(strings.Join(execs(count), " "), "sleep")
+	})
+	src := filepath.Join(w.App, "conf.d", "smb.conf")
+	full := "[global]\n\tworkgroup = MINE\n\tserver string = the whole file\n"
+	half := full[:len(full)/2]
+	lsCount := func() int { return strings.Count(" "+strings.Join(execs(count), " ")+" ", " sleep ") }
+	// Written while the poller sleeps; appended to once the poll after
+	// that sleep (which saw the half file) has ended.
+	n := lsCount()
+	waitFor(t, "a poll's sleep", func() bool { return lsCount() > n })
+	n = lsCount()
+	os.WriteFile(src, []byte(half), 0o644)
+	waitFor(t, "a poll of the half file", func() bool { return lsCount() > n })
+	f, _ := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(full[len(half):])
+	f.Close()
+	live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
+	waitFor(t, "the whole file applied", func() bool { b, _ := os.ReadFile(live); return string(b) == full })
+	waitFor(t, "its restart", func() bool { return len(w.restarts()) > 0 })
+	n = lsCount()
+	waitFor(t, "two more polls", func() bool { return lsCount() >= n+2 })
+	if got := w.restarts(); len(got) != 1 {
+		t.Errorf("restarts %q: the half-copied file went live too", got)
+	}
+}
