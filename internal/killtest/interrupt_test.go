@@ -43,7 +43,19 @@ func (d *device) generation(id int) *history.Generation {
 // interrupted and never counted as committed, and the boot applies
 // conf.d as a new transaction that has to prove itself.
 func TestPowerCutWhileProving(t *testing.T) {
-	d := newDevice(t, false)
+	for _, sh := range []bool{false, true} {
+		name := "go"
+		if sh {
+			name = "sh"
+		}
+		t.Run(name, func(t *testing.T) { powerCutWhileProving(t, sh) })
+	}
+}
+
+// powerCutWhileProving: for the sh engine this is defect 6 too (stopped
+// between write and restart: the next start finishes the restart).
+func powerCutWhileProving(t *testing.T, sh bool) {
+	d := newDevice(t, sh)
 	d.put(1)
 	d.run("apply")
 	d.stub("#!/bin/sh\nkill -9 $PPID\nexit 0\n")
