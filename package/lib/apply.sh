@@ -4,7 +4,7 @@
 # unchanged, refused or to be written. What is to be written goes live as
 # one transaction (transaction.sh). The Go engine's internal/overlay
 # (apply.go, plan.go, committed.go) is the reference. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # hv LIST NAME sets HV to the value of NAME in a " NAME:VALUE ..." list.
 hv() {
@@ -186,7 +186,13 @@ hold_back() {
 
 # plan_all plans every target with sources, and every target we manage.
 plan_all() {
-	OUTS= NOSRC= LIVEOK= RESTORE= LHS= WHS= DRIFTED=
+	OUTS=''
+	NOSRC=''
+	LIVEOK=''
+	RESTORE=''
+	LHS=''
+	WHS=''
+	DRIFTED=''
 	for pa_n in $TARGETS; do
 		if in_list "$SRC" "$pa_n" || [ -f "$STATE/written/$pa_n" ]; then
 			plan_item "$pa_n"
@@ -253,7 +259,8 @@ apply_begin() {
 		return 1
 	fi
 	CHANGED_LOG=
-	RESTART_ANYWAY= RECOVERED=
+	RESTART_ANYWAY=''
+	RECOVERED=''
 	return 0
 }
 

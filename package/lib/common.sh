@@ -7,7 +7,7 @@
 # Written for BusyBox 1.00 ash: before 1.2 `[` and `echo` are separate
 # processes, so the paths run on every poll and every apply test with
 # `case` and builtin redirections where they can.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # chars sets CR, TAB, BOM (the UTF-8 byte order mark), NL and WS.
 chars() {

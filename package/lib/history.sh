@@ -3,7 +3,7 @@
 # prev/}), the journal of every change, in the layout the Go engine writes
 # and reads (docs/FORMATS.md): meta.json one field a line, so it is read
 # line by line here. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 GEN=
 # gen_dirs sets GENS to the ids of the complete generations, oldest first
@@ -40,7 +40,16 @@ id_dir() {
 # and G_FILES ("NAME:HASH" words) from meta.json.
 gen_read() {
 	G_ID=
-	G_TIME= G_KIND= G_FROM=0 G_RESULT= G_NOTE= G_CHANGED= G_RESTARTED= G_REJECTED= G_FILES= G_REPL=
+	G_TIME=''
+	G_KIND=''
+	G_FROM=0
+	G_RESULT=''
+	G_NOTE=''
+	G_CHANGED=''
+	G_RESTARTED=''
+	G_REJECTED=''
+	G_FILES=''
+	G_REPL=''
 	gr_f=$(id_dir "$1")/meta.json
 	! [ -L "$gr_f" ] && [ -f "$gr_f" ] || return 1
 	gr_sec=

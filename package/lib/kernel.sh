@@ -2,7 +2,7 @@
 # userscript sh engine: tuning's kernel files (/proc/sys, /sys, /proc/irq).
 # Sourced by engine.sh, never run on its own; globals (ROOT, APP, CONF,
 # STATE, WORK, CR, TAB, BOM, NL ...) are set by its setup().
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- tuning: kernel files ----------------------------------------------------
 
@@ -171,6 +171,7 @@ tune_failed() { # FILE
 kread() {
 	# BusyBox 1.00's cat exits 0 on a read error: what it says on stderr
 	# counts too, so an unreadable file is never taken for the value "".
+	# shellcheck disable=SC2015 # C when A or B fails, on purpose
 	KV=$(cat -- "$ROOT$1" 2>"$WORK/tu.err") && ! [ -s "$WORK/tu.err" ] || {
 		kernel_error
 		return 1

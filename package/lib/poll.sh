@@ -14,7 +14,7 @@
 # same for one more poll (a file still being copied over the share is
 # never applied half-way); a rewritten target is applied at once.
 # Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 DRIFT_LIMIT=3
 DRIFT_WINDOW=600

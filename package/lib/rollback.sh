@@ -2,7 +2,7 @@
 # userscript sh engine: recovery of an interrupted transaction, rollback
 # to a generation, and the history. The Go engine's
 # internal/overlay/rollback.go is the reference. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 INTERRUPTED="interrupted before its services proved healthy (a crash, a stop or a power cut)"
 
@@ -130,7 +130,13 @@ rollback_to() {
 	rt_reason="rolled back to generation $1"
 	[ "$1" -gt 0 ] || rt_reason="rolled back to the firmware's own file"
 	scan
-	OUTS= NOSRC= LIVEOK= RESTORE= LHS= WHS= DRIFTED=
+	OUTS=''
+	NOSRC=''
+	LIVEOK=''
+	RESTORE=''
+	LHS=''
+	WHS=''
+	DRIFTED=''
 	for rt_n in $TARGETS; do
 		rollback_item "$rt_n" "$1" "$rt_reason" || return 1
 	done

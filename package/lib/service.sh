@@ -8,7 +8,7 @@
 # The device has no netstat: listening sockets are read from
 # /proc/net/tcp and tcp6 (state 0A), processes from /proc/PID/stat, both
 # under the root. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 OUT_MAX=65536 # state/out/SERVICE.log is emptied over this once a restart ended
 
@@ -44,6 +44,7 @@ restart_svc() {
 	trim "$rs_tail"
 	rs_tail=$TR
 	rs_size=$(file_size "$rs_out")
+	# shellcheck disable=SC2015 # C when A or B fails, on purpose
 	num "$rs_size" && [ "$rs_size" -le "$OUT_MAX" ] || : >"$rs_out"
 	log INFO "exec" service="$rs_svc" argv="$rs_name${*:+ $*}" exit="$X_RC" output="$rs_tail"
 	case $X_RC in
@@ -275,6 +276,7 @@ proftpd_listen() {
 		'</'*) pf_depth=$((pf_depth - 1)) && continue ;;
 		'<'*) pf_depth=$((pf_depth + 1)) && continue ;;
 		esac
+		# shellcheck disable=SC2015 # C when A or B fails, on purpose
 		[ "$pf_depth" -eq 0 ] && [ -n "$pf_v" ] || continue
 		case $pf_d in
 		[Pp][Oo][Rr][Tt]) num "$pf_v" && [ "$pf_v" -gt 0 ] && [ "$pf_v" -lt 65536 ] && CPORTS=$pf_v ;;

@@ -4,7 +4,7 @@
 # lists. Sourced by engine.sh. A mistake in the settings never stops the
 # engine: an unknown key is a warning in the log and a `note:` in every
 # status file; a value that cannot be used gives way to the defaults.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- profile (lib/profile) ------------------------------------------------
 

@@ -2,7 +2,7 @@
 # userscript sh engine: reading conf.d: sources, base capture, validation.
 # Sourced by engine.sh, never run on its own; globals (ROOT, APP, CONF,
 # STATE, WORK, CR, TAB, BOM, NL ...) are set by its setup().
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- sources ----------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 # userscript sh engine: targets: what we wrote (state/written), what is
 # held (state/held), the atomic write that keeps mode and owner, putting
 # the previous file back, and the status files. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- state/written/NAME ------------------------------------------------------
 

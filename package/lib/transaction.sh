@@ -5,7 +5,7 @@
 # does not prove healthy gets its previous files back, is restarted
 # again, and its sources are held. The Go engine's
 # internal/overlay/transaction.go is the reference. Sourced by engine.sh.
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # transact KIND FROM applies OUTS (planned by apply or rollback) as one
 # transaction of KIND (apply or rollback; FROM: the generation a rollback
@@ -47,7 +47,14 @@ journal() {
 		done
 	fi
 	# (last_committed read a generation into the G_ variables.)
-	G_ID= G_KIND=$TX_KIND G_FROM=$TX_FROM G_RESULT=pending G_NOTE= G_CHANGED= G_RESTARTED= G_REJECTED=
+	G_ID=''
+	G_KIND=$TX_KIND
+	G_FROM=$TX_FROM
+	G_RESULT=pending
+	G_NOTE=''
+	G_CHANGED=''
+	G_RESTARTED=''
+	G_REJECTED=''
 	if [ -n "$jn_same" ]; then
 		TX_ID=$LC_ID
 		return 0
@@ -68,6 +75,7 @@ journal() {
 			hv "$WHS" "$jn_n"
 		else
 			written_lines "$jn_n"
+			# shellcheck disable=SC2015 # C when A or B fails, on purpose
 			[ -n "$WL" ] && [ -f "$ROOT$TPATH" ] || continue
 			jn_f=$ROOT$TPATH
 			hv "$LHS" "$jn_n" || HV=$(md5 "$jn_f")
@@ -136,6 +144,7 @@ tx_services() {
 		[ "$TSVC" = - ] || in_list "$ts_all" "$TSVC" || ts_all="$ts_all $TSVC"
 	done
 	RESTART_ANYWAY=
+	# shellcheck disable=SC2086 # one word a service
 	sorted $ts_all
 }
 

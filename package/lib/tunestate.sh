@@ -2,7 +2,7 @@
 # userscript sh engine: the kernel values tuning replaced (state/tuning.json).
 # Sourced by engine.sh, never run on its own; globals (ROOT, APP, CONF,
 # STATE, WORK, CR, TAB, BOM, NL ...) are set by its setup().
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- tuning: remembered values (state/tuning.json) -------------------------
 #

@@ -2,7 +2,7 @@
 # userscript sh engine: kernel tuning (conf.d/sysctl.conf, conf.d/tuning.conf).
 # Sourced by engine.sh, never run on its own; globals (ROOT, APP, CONF,
 # STATE, WORK, CR, TAB, BOM, NL ...) are set by its setup().
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- kernel tuning (conf.d/sysctl.conf, conf.d/tuning.conf) ------------------
 #

@@ -2,7 +2,7 @@
 # userscript sh engine: validation of a composed target (testparm -s,
 # proftpd -t, a check of exports), each validator bounded by
 # validate_timeout. Sourced by engine.sh; globals come from its setup().
-# shellcheck disable=SC2154,SC2034
+# shellcheck disable=SC2154,SC2034,SC2153
 
 # ---- validation -----------------------------------------------------------------
 
