@@ -234,6 +234,7 @@ finish() {
 		if [ -s "$WORK/rejected" ]; then
 			G_RESULT=rejected
 			G_NOTE=
+			# shellcheck disable=SC2046 # one word a service
 			for fi_s in $(sorted $(sed 's/ .*//' "$WORK/rejected")); do
 				G_NOTE="$G_NOTE${G_NOTE:+; }$(sed -n "s/^$fi_s //p" "$WORK/rejected")"
 			done
