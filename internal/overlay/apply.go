@@ -266,6 +266,7 @@ const maxUnknownStatus = 20
 // writeStatuses writes every report, and one for each source that names
 // no target.
 func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
+	e.sweepStaging()
 	for _, o := range outs {
 		if o.Report == nil || o.Report.Word == "" || o.quiet && (o.Report.Word == status.OK || o.Report.Word == status.NotValidated) {
 			continue
@@ -292,6 +293,18 @@ func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
 		})
 		e.logger().Warn("no such target", "file", src.File, "profile", e.Profile.Name)
 		written++
+	}
+}
+
+// sweepStaging removes what status writes killed half-way left in
+// conf.d: their hidden staging files (.NAME.status.userscript-*).
+func (e *Engine) sweepStaging() {
+	entries, _ := e.Sys.ReadDir(e.confDir())
+	for _, ent := range entries {
+		name := ent.Name()
+		if strings.HasPrefix(name, ".") && strings.Contains(name, ".status.userscript-") && ent.Type().IsRegular() {
+			e.Sys.Remove(filepath.Join(e.confDir(), name))
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // setRestart replaces the fixture's restart script.
@@ -112,11 +113,11 @@ func TestRestartTimeoutSparesDaemon(t *testing.T) {
 // first target is written: a kill at any moment after that leaves a
 // journal that recovery can undo.
 func TestJournalBeforeWrite(t *testing.T) {
-	f, real := crashFixture(t)
+	f, faulty := crashFixture(t)
 	live := filepath.Join(f.root, "etc/a.conf")
 	checked := false
-	real.Fault = func(step, name string) error {
-		if name != live || checked {
+	faulty.Fail = func(s systest.Step) error {
+		if s.Name != live || checked {
 			return nil
 		}
 		checked = true
