@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -235,11 +236,13 @@ type pattern struct {
 	off  int
 }
 
-var patternBlock = func() []byte {
+// patternBlock is made on first use, not at start-up: every run of
+// userscript (the daemon on a 128 MB NAS too) would carry it.
+var patternBlock = sync.OnceValue(func() []byte {
 	b := make([]byte, MiB)
 	rand.NewChaCha8([32]byte{'u', 's', 'e', 'r', 's', 'c', 'r', 'i', 'p', 't'}).Read(b)
 	return b
-}()
+})
 
 func newPattern(size int64) *pattern { return &pattern{left: size} }
 
@@ -247,7 +250,7 @@ func (p *pattern) Read(b []byte) (int, error) {
 	if p.left <= 0 {
 		return 0, io.EOF
 	}
-	k := copy(b, patternBlock[p.off:])
+	k := copy(b, patternBlock()[p.off:])
 	if int64(k) > p.left {
 		k = int(p.left)
 	}

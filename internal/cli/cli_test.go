@@ -41,7 +41,7 @@ if [ -e "$USERSCRIPT_ROOT/fail-${0##*/}" ]; then echo "${0##*/}: cannot start" >
 exit 0
 `
 
-// setupNAS lays out $WORK/root like the device (DESIGN.md test seam) and
+// setupNAS lays out $WORK/root like the device (the test seam: every device path under --root) and
 // $WORK/app like an installed package with profile nas4220b.
 func setupNAS(env *testscript.Env) error {
 	root := filepath.Join(env.WorkDir, "root")

@@ -23,7 +23,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer release()
-	rows, err := eng.Status()
+	rows, err := eng.Overview()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package firmsim simulates the firmware of an IcyBox IB-NAS4220-B in a
 // temporary folder, for tests and the demo.
 //
-// A NAS has a root laid out like the device (the test seam of DESIGN.md:
+// A NAS has a root laid out like the device (the test seam, every device path under the root:
 // system/hddapp/etc/samba/smb.conf, system/hddapp/etc/proftpd.conf,
 // etc/exports, the rc.d scripts S80samba.sh, S85nfs.sh and S91proftpd.sh,
 // the data disk mnt/ide1 with public/applications/), a ROM copy of its

@@ -186,7 +186,13 @@ var plantedCases = []hcase{
 			} {
 				w.write(filepath.Join(w.app, "userscript.toml"), v.toml, 0o644)
 				out := len(w.out)
-				w.run("apply")
+				// The hostile setting is ignored and named; the profile's
+				// own targets are applied (a mistake in the settings must
+				// never stop the engine at boot). The harness checks that
+				// nothing outside the profile's targets changed.
+				if c := w.run("apply"); c != 0 {
+					w.errorf("userscript.toml %q: apply exited %d", v.toml, c)
+				}
 				said := w.out[out:]
 				for _, m := range []string{"userscript.toml", v.key, v.why} {
 					if !strings.Contains(said, m) {
@@ -197,6 +203,7 @@ var plantedCases = []hcase{
 		},
 		check: func(w *world) {
 			w.live("smb.conf", smb)
+			w.untouched("proftpd.conf")
 		},
 	},
 	{

@@ -86,17 +86,6 @@ func MergeWarn(format string, base, fragment []byte, fragName string) ([]byte, [
 	return []byte(render(doc)), m.warnings, nil
 }
 
-// CheckFragment reports the mistakes in a fragment, each with its
-// line, without merging it: what Merge would refuse.
-func CheckFragment(format string, fragment []byte, fragName string) error {
-	syn, err := syntaxFor(format)
-	if err != nil {
-		return err
-	}
-	_, err = syn.parseFragment(string(fragment), fragName)
-	return err
-}
-
 // A syntax is what the merge engine needs to know about a format.
 type syntax struct {
 	// parse reads a file; it accepts any text and is lossless.

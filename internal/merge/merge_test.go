@@ -105,11 +105,12 @@ func TestFormatFor(t *testing.T) {
 	}
 }
 
-func TestCheckFragment(t *testing.T) {
-	if err := CheckFragment(Samba, []byte(sambaSeed), "smb.conf.merge"); err != nil {
+// A fragment's mistakes refuse it with their line, whatever the base.
+func TestFragmentMistakes(t *testing.T) {
+	if _, err := Merge(Samba, nil, []byte(sambaSeed), "smb.conf.merge"); err != nil {
 		t.Errorf("the seeds' fragment: %v", err)
 	}
-	err := CheckFragment(ProFTPD, []byte("<Global>\n"), "proftpd.conf.merge")
+	_, err := Merge(ProFTPD, nil, []byte("<Global>\n"), "proftpd.conf.merge")
 	if err == nil || err.Error() != "proftpd.conf.merge line 1: <Global> is not closed: add </Global>" {
 		t.Errorf("unclosed block: %v", err)
 	}

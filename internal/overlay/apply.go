@@ -25,6 +25,9 @@ type Outcome struct {
 	// restore marks a held target whose last committed content is put
 	// back: its sources stay held.
 	restore bool
+	// quiet: the status file already says all there is (a boot that put
+	// back committed content): it is only rewritten if that goes wrong.
+	quiet bool
 }
 
 // A Result is what one apply did.
@@ -66,7 +69,12 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 			}
 		case !it.Changed():
 			e.keepStatus(ctx, o)
-		case full != "" && !sameContent(committed, it.Target.Name, it.Want):
+		case sameContent(committed, it.Target.Name, it.Want):
+			// A boot after the ROM was restored: this content was
+			// validated and proven when it was committed.
+			e.recommit(o)
+			toWrite = append(toWrite, o)
+		case full != "":
 			o.Report.Word, o.Report.Reason, o.Report.Todo = status.Failed, full, "free some space on the data disk, then save the file again"
 			errs = append(errs, fmt.Errorf("%s: %s", it.Target.Name, full))
 		case e.validate(ctx, o):
@@ -89,6 +97,17 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 	e.writeStatuses(res.Outcomes, plan)
 	e.recovered = nil
 	return res, errors.Join(errs...)
+}
+
+// recommit reports a target that gets content the last committed
+// generation holds: its status already says how it was validated.
+func (e *Engine) recommit(o *Outcome) {
+	switch w := status.Read(e.Sys, e.statusPath(o.Item.Target.Name)); w {
+	case status.OK, status.NotValidated:
+		o.Report.Word, o.quiet = w, true
+	default:
+		o.Report.Word = status.OK
+	}
 }
 
 // minFree is the free space (for the owner, not root) below which the
@@ -247,8 +266,9 @@ const maxUnknownStatus = 20
 // writeStatuses writes every report, and one for each source that names
 // no target.
 func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
+	e.sweepStaging()
 	for _, o := range outs {
-		if o.Report == nil || o.Report.Word == "" {
+		if o.Report == nil || o.Report.Word == "" || o.quiet && (o.Report.Word == status.OK || o.Report.Word == status.NotValidated) {
 			continue
 		}
 		e.writeStatus(o.Item.Target.Name, o.Report)
@@ -273,6 +293,18 @@ func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
 		})
 		e.logger().Warn("no such target", "file", src.File, "profile", e.Profile.Name)
 		written++
+	}
+}
+
+// sweepStaging removes what status writes killed half-way left in
+// conf.d: their hidden staging files (.NAME.status.userscript-*).
+func (e *Engine) sweepStaging() {
+	entries, _ := e.Sys.ReadDir(e.confDir())
+	for _, ent := range entries {
+		name := ent.Name()
+		if strings.HasPrefix(name, ".") && strings.Contains(name, ".status.userscript-") && ent.Type().IsRegular() {
+			e.Sys.Remove(filepath.Join(e.confDir(), name))
+		}
 	}
 }
 

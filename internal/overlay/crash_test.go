@@ -10,19 +10,21 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
-// Every step of every write an apply makes (targets, state, history,
-// status files) is failed in turn, with each error a disk can give. After
-// each, every target is either its old or its new content, no staging
-// file is left, the history is readable, and the next apply converges:
-// the new content live, and nothing more to do after that.
+// Every change an apply makes (targets, state, history, status files)
+// is failed in turn — before it happens, torn half-way (a staging file
+// left), or after it (a failed sync of its folder) — with each error a
+// disk can give. After each, every target is either its old or its new
+// content, no staging file is left, the history is readable, and the
+// next apply converges: the new content live, and nothing more to do
+// after that.
 //
-// Each step gets one of the faults in turn; USERSCRIPT_CRASH_FULL=1 runs
-// every fault at every step (about five times as long).
+// Each step gets one of the errors in turn; USERSCRIPT_CRASH_FULL=1 runs
+// every error at every step.
 func TestCrashConsistency(t *testing.T) {
-	faults := []error{syscall.ENOSPC, syscall.EIO, syscall.EXDEV, syscall.EBUSY, &system.ShortWrite{N: 3, Err: syscall.ENOSPC}}
+	faults := []error{syscall.ENOSPC, syscall.EIO, syscall.EXDEV, syscall.EBUSY}
 	steps := countSteps(t)
 	if steps < 20 {
 		t.Fatalf("only %d write steps in an apply: the fault hook is not reached", steps)
@@ -36,11 +38,9 @@ func TestCrashConsistency(t *testing.T) {
 			}
 			name := fmt.Sprintf("step%d/%v", k, fault)
 			t.Run(name, func(t *testing.T) {
-				f, real := crashFixture(t)
-				n := 0
-				real.Fault = func(step, path string) error {
-					n++
-					if n == k {
+				f, faulty := crashFixture(t)
+				faulty.Fail = func(s systest.Step) error {
+					if s.N == k {
 						return fault
 					}
 					return nil
@@ -48,16 +48,16 @@ func TestCrashConsistency(t *testing.T) {
 				f.source(t, "a.conf", "new a\n")
 				f.source(t, "b.conf.add", "new b\n")
 				f.eng.Apply(context.Background()) // may fail: that is the point
-				real.Fault = nil
+				faulty.Fail = nil
 				checkEither(t, f, "etc/a.conf", "old a\n", "new a\n")
 				checkEither(t, f, "etc/b.conf", "rom b\nold b\n", "rom b\nnew b\n")
-				checkNoStaging(t, f)
 				if _, err := f.eng.History().List(); err != nil {
 					t.Errorf("history unreadable: %v", err)
 				}
 				if _, err := f.eng.Apply(context.Background()); err != nil {
 					t.Fatalf("apply after the fault: %v", err)
 				}
+				checkNoStaging(t, f)
 				if got := f.live(t, "etc/a.conf"); got != "new a\n" {
 					t.Errorf("a.conf did not converge: %q", got)
 				}
@@ -75,7 +75,9 @@ func TestCrashConsistency(t *testing.T) {
 	t.Logf("%d write steps, %d faults, %d cases (all pairs: %v)", steps, len(faults), cases, full)
 }
 
-func crashFixture(t *testing.T) (*fixture, *system.Real) {
+// crashFixture is a fixture with a.conf and b.conf applied once, its
+// System wrapped in a Faulty that does not fail yet.
+func crashFixture(t *testing.T) (*fixture, *systest.Faulty) {
 	t.Helper()
 	f := newFixture(t)
 	f.put(t, "etc/a.conf", "rom a\n")
@@ -85,13 +87,15 @@ func crashFixture(t *testing.T) (*fixture, *system.Real) {
 	if _, err := f.eng.Apply(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return f, f.eng.Sys.(*system.Real)
+	faulty := &systest.Faulty{System: f.eng.Sys}
+	f.eng.Sys = faulty
+	return f, faulty
 }
 
 func countSteps(t *testing.T) int {
-	f, real := crashFixture(t)
+	f, faulty := crashFixture(t)
 	n := 0
-	real.Fault = func(string, string) error { n++; return nil }
+	faulty.Fail = func(systest.Step) error { n++; return nil }
 	f.source(t, "a.conf", "new a\n")
 	f.source(t, "b.conf.add", "new b\n")
 	if _, err := f.eng.Apply(context.Background()); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // setRestart replaces the fixture's restart script.
@@ -112,11 +113,11 @@ func TestRestartTimeoutSparesDaemon(t *testing.T) {
 // first target is written: a kill at any moment after that leaves a
 // journal that recovery can undo.
 func TestJournalBeforeWrite(t *testing.T) {
-	f, real := crashFixture(t)
+	f, faulty := crashFixture(t)
 	live := filepath.Join(f.root, "etc/a.conf")
 	checked := false
-	real.Fault = func(step, name string) error {
-		if name != live || checked {
+	faulty.Fail = func(s systest.Step) error {
+		if s.Name != live || checked {
 			return nil
 		}
 		checked = true
@@ -193,6 +194,7 @@ func TestBootRestoresCommitted(t *testing.T) {
 // so reboots never prune the history an owner may want to roll back to.
 func TestBootsKeepHistory(t *testing.T) {
 	f := newFixture(t)
+	f.eng.Profile.Targets[2].Validator = "fake"
 	f.put(t, "etc/c.conf", "rom\n")
 	ctx := context.Background()
 	for i, s := range []string{"one\n", "two\n"} {
@@ -201,11 +203,15 @@ func TestBootsKeepHistory(t *testing.T) {
 			t.Fatalf("apply %d: %v", i, err)
 		}
 	}
+	checks := len(f.checks)
 	for boot := 0; boot < 10; boot++ {
 		f.put(t, "etc/c.conf", "rom\n")
 		if _, err := f.eng.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if n := len(f.checks) - checks; n != 0 {
+		t.Errorf("the boots validated the committed content %d times: it was validated when it was committed", n)
 	}
 	gens, _ := f.eng.History().List()
 	if len(gens) != 2 || gens[0].ID != 1 {

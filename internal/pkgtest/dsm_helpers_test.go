@@ -12,7 +12,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
-// The old BusyBox builds of the sh engine's test matrix (DESIGN.md): the
+// The old BusyBox builds of the sh engine's test matrix (ARCHITECTURE.md): the
 // folder holding TAG/busybox and path.sh, from USERSCRIPT_BUSYBOX_OLD or
 // the workplace's ../shared/busybox-old next to the source tree.
 var oldBusyBoxTags = []string{"1_00", "1_2_0", "1_7_2"}

@@ -39,7 +39,7 @@ func Builtin(name string) (*Profile, error) {
 // page ("Optimierungs-Möglichkeiten"), which names
 // /system/hddapp/etc/samba/smb.conf with S80samba.sh, /etc/exports with
 // S85nfs.sh and /system/hddapp/etc/proftpd.conf with S91proftpd.sh.
-// This is the test-seam contract of DESIGN.md: keep it.
+// This is the test seam (ARCHITECTURE.md, "What must always hold"): keep it.
 func nas4220b() *Profile {
 	const rc = "/system/hddapp/etc/rc.d/"
 	return &Profile{

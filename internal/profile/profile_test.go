@@ -21,7 +21,7 @@ func TestBuiltinsAreValid(t *testing.T) {
 	}
 }
 
-// The nas4220b profile is the test-seam contract of DESIGN.md; the sh
+// The nas4220b profile is the test seam (ARCHITECTURE.md, "What must always hold"); the sh
 // engine reads exactly this.
 func TestNAS4220BContract(t *testing.T) {
 	p, _ := Builtin("nas4220b")

@@ -43,16 +43,6 @@ func (s *Set) Targets() []string {
 	return names
 }
 
-// Get returns the source of the given kind for target, if any.
-func (s *Set) Get(target, kind string) (Source, bool) {
-	for _, src := range s.ByTarget[target] {
-		if src.Kind == kind {
-			return src, true
-		}
-	}
-	return Source{}, false
-}
-
 // Ignored reports whether a file in conf.d is not a source at all:
 // hidden files, editor droppings, our own status files, documentation.
 func Ignored(name string) bool {

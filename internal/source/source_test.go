@@ -115,7 +115,12 @@ func TestScanRefusesUnsafeFiles(t *testing.T) {
 		"big.conf":     "over the limit",
 	}
 	for name, wantErr := range want {
-		src, ok := set.Get(name, Replace)
+		srcs := set.ByTarget[name]
+		ok := len(srcs) == 1 && srcs[0].Kind == Replace
+		var src Source
+		if ok {
+			src = srcs[0]
+		}
 		if !ok {
 			t.Errorf("%s: not scanned", name)
 			continue

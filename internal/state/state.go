@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nas-userscript/userscript/internal/status"
 	"github.com/nas-userscript/userscript/internal/system"
 )
 
@@ -91,7 +92,9 @@ func (d *Dir) SetWritten(target, hash string) error {
 // hash of the target they give; Word and Reason are what the status file
 // said when they were held, for the status the next boot writes.
 type Hold struct {
-	Hash, Word, Reason string
+	Hash   string
+	Word   status.Word
+	Reason string
 }
 
 // Held returns the hold on target (Hash "" when there is none).
@@ -107,7 +110,7 @@ func (d *Dir) Held(target string) (Hold, error) {
 	lines := strings.SplitN(strings.TrimRight(string(data), "\n"), "\n", 3)
 	h := Hold{Hash: strings.TrimSpace(lines[0])}
 	if len(lines) > 1 {
-		h.Word = lines[1]
+		h.Word = status.Word(lines[1])
 	}
 	if len(lines) > 2 {
 		h.Reason = strings.ReplaceAll(lines[2], "\n", " ")
@@ -125,7 +128,7 @@ func (d *Dir) SetHeld(target string, h Hold) error {
 		return err
 	}
 	oneLine := strings.NewReplacer("\r", " ", "\n", " ")
-	return d.write([]byte(h.Hash+"\n"+oneLine.Replace(h.Word)+"\n"+oneLine.Replace(h.Reason)+"\n"), "held", target)
+	return d.write([]byte(h.Hash+"\n"+oneLine.Replace(string(h.Word))+"\n"+oneLine.Replace(h.Reason)+"\n"), "held", target)
 }
 
 func (d *Dir) readWord(parts ...string) (string, error) {

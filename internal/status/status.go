@@ -11,20 +11,27 @@ import (
 	"github.com/nas-userscript/userscript/internal/system"
 )
 
+// A Word is what the status: line says; docs/FORMATS.md lists them all
+// and both engines write only these.
+type Word string
+
 // The words of the status: line.
 const (
-	OK           = "OK"
-	NotValidated = "NOT VALIDATED"
-	Refused      = "REFUSED"
-	Rejected     = "REJECTED"
-	Failed       = "FAILED"
-	Unknown      = "UNKNOWN"
-	Held         = "HELD"
+	OK           Word = "OK"            // live and validated
+	NotValidated Word = "NOT VALIDATED" // live, no validator ran
+	Refused      Word = "REFUSED"       // not acceptable; nothing changed
+	Rejected     Word = "REJECTED"      // applied, the service did not prove healthy; put back and held
+	Failed       Word = "FAILED"        // could not be written, or the service could not be restarted
+	Unknown      Word = "UNKNOWN"       // names no target; never applied
+	Held         Word = "HELD"          // rolled back; waits for an edit
 )
+
+// Words are all the words, in the order docs/FORMATS.md lists them.
+var Words = []Word{OK, NotValidated, Refused, Rejected, Failed, Unknown, Held}
 
 // A Report is the content of one status file.
 type Report struct {
-	Word       string
+	Word       Word
 	File       string // "conf.d/smb.conf"
 	Target     string // device path
 	Sources    []string
@@ -46,7 +53,7 @@ func (r *Report) Render() []byte {
 			fmt.Fprintf(&b, "%s: %s\r\n", k, oneLine(v))
 		}
 	}
-	line("status", r.Word)
+	line("status", string(r.Word))
 	line("file", r.File)
 	line("target", r.Target)
 	line("sources", strings.Join(r.Sources, " "))
@@ -103,14 +110,14 @@ func withoutTime(data []byte) []byte {
 }
 
 // Read returns the word of the status file at path, or "".
-func Read(sys system.System, path string) string {
+func Read(sys system.System, path string) Word {
 	data, err := sys.ReadFile(path)
 	if err != nil {
 		return ""
 	}
 	for _, l := range strings.Split(string(data), "\n") {
 		if w, ok := strings.CutPrefix(strings.TrimSpace(l), "status: "); ok {
-			return w
+			return Word(w)
 		}
 	}
 	return ""

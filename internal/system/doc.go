@@ -1,5 +1,7 @@
 // Package system is the seam between userscript and the device: files,
-// processes and the clock. Real works on the real file system with every
-// device path resolved under a root directory (the test seam of
-// DESIGN.md); DryRun records what would change and changes nothing.
+// commands, the network, free space and the clock. Real works on the
+// real system with every device path resolved under a root directory
+// (--root: how every test runs against a fake NAS); DryRun records what
+// would change and changes nothing. Test doubles are in
+// internal/systest.
 package system

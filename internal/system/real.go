@@ -17,39 +17,6 @@ import (
 // Real is the device itself, seen under RootDir ("/" on the device).
 type Real struct {
 	RootDir string
-	// Fault, when set, is asked before every step of a write (see the
-	// Step constants) and makes that step fail with the error it
-	// returns: the fault injection of the crash-consistency tests.
-	Fault func(step, name string) error
-}
-
-// The steps of a write, as Fault sees them.
-const (
-	StepCreate  = "create"  // the staging file
-	StepWrite   = "write"   // its content; a ShortWrite error writes part of it
-	StepSync    = "fsync"   // the staging file
-	StepClose   = "close"   // the staging file
-	StepRename  = "rename"  // over the target
-	StepSyncDir = "syncdir" // the target's directory
-	StepInPlace = "inplace" // WriteInPlace and the EBUSY fallback
-	StepRemove  = "remove"
-)
-
-// A ShortWrite fault writes N bytes, then fails with Err (a disk that
-// fills up during the write).
-type ShortWrite struct {
-	N   int
-	Err error
-}
-
-func (s *ShortWrite) Error() string { return fmt.Sprintf("short write after %d bytes: %v", s.N, s.Err) }
-func (s *ShortWrite) Unwrap() error { return s.Err }
-
-func (r *Real) fault(step, name string) error {
-	if r.Fault == nil {
-		return nil
-	}
-	return r.Fault(step, name)
 }
 
 // NewReal returns a Real rooted at root ("" means "/").
@@ -100,9 +67,6 @@ func (r *Real) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(n
 func (r *Real) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
 func (r *Real) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
 func (r *Real) Remove(name string) error {
-	if err := r.fault(StepRemove, name); err != nil {
-		return err
-	}
 	return os.Remove(name)
 }
 func (r *Real) Now() time.Time { return time.Now() }
@@ -125,9 +89,6 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 			os.Remove(o)
 		}
 	}
-	if err := r.fault(StepCreate, name); err != nil {
-		return err
-	}
 	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return err
@@ -139,47 +100,25 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 			os.Remove(tmp)
 		}
 	}()
-	if err = r.fault(StepWrite, name); err != nil {
-		var short *ShortWrite
-		if errors.As(err, &short) && short.N < len(data) {
-			f.Write(data[:short.N])
-		}
-		return err
-	}
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
 	if err = keepMode(f, name, perm); err != nil {
 		return err
 	}
-	if err = r.fault(StepSync, name); err != nil {
-		return err
-	}
 	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = r.fault(StepClose, name); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {
 		return err
 	}
-	err = r.fault(StepRename, name)
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
+	err = os.Rename(tmp, name)
 	if err != nil {
 		if !errors.Is(err, syscall.EBUSY) {
 			return err
 		}
 		os.Remove(tmp)
-		if err = r.fault(StepInPlace, name); err != nil {
-			return err
-		}
 		return writeInPlace(name, data)
-	}
-	if err = r.fault(StepSyncDir, name); err != nil {
-		return err
 	}
 	return syncDir(dir)
 }
@@ -187,9 +126,6 @@ func (r *Real) WriteFile(name string, data []byte, perm fs.FileMode) (err error)
 // WriteInPlace writes data into the existing file name, in one write as
 // the kernel wants for its values.
 func (r *Real) WriteInPlace(name string, data []byte) error {
-	if err := r.fault(StepInPlace, name); err != nil {
-		return err
-	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
@@ -252,16 +188,10 @@ func keepMode(f *os.File, name string, perm fs.FileMode) error {
 }
 
 func (r *Real) RemoveAll(name string) error {
-	if err := r.fault(StepRemove, name); err != nil {
-		return err
-	}
 	return os.RemoveAll(name)
 }
 
 func (r *Real) MkdirTemp(pattern string) (string, error) {
-	if err := r.fault(StepCreate, pattern); err != nil {
-		return "", err
-	}
 	return os.MkdirTemp("", pattern)
 }
 

@@ -13,5 +13,7 @@
 // Each setting is written, read back and reported: applied, already set,
 // unsupported (the path is missing on this kernel) or failed with the
 // kernel's error. One bad line never stops the others. The value found
-// before the first change is kept in state/tuning so it can be put back.
+// before the first change is kept in state/tuning.json (shared with the
+// sh engine, docs/FORMATS.md) so it can be put back: `tune --revert`, or
+// removing the line from conf.d.
 package tuning

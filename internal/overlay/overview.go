@@ -13,17 +13,17 @@ import (
 
 // States a target can be in.
 const (
-	InSync  = "in sync"   // live is the target
-	Pending = "pending"   // the sources changed and are not applied yet
-	Drifted = "drifted"   // something else rewrote the live file
-	Refused = "refused"   // the sources cannot be applied
-	Held    = "held"      // rolled back; waits for an edit
-	Unknown = "unknown"   // a source names no target
-	Unused  = "no source" // a target of the profile nobody configured
+	InSync     = "in sync"     // live is the target
+	NotApplied = "not applied" // the sources changed and are not applied yet
+	Drifted    = "drifted"     // something else rewrote the live file
+	Refused    = "refused"     // the sources cannot be applied
+	Held       = "held"        // rolled back; waits for an edit
+	Unknown    = "unknown"     // a source names no target
+	Unused     = "no source"   // a target of the profile nobody configured
 )
 
-// A StatusRow describes one target for `userscript status`.
-type StatusRow struct {
+// A Row describes one target for `userscript status`.
+type Row struct {
 	Name       string   `json:"name"`
 	Path       string   `json:"path"`
 	Sources    []string `json:"sources"`
@@ -33,9 +33,9 @@ type StatusRow struct {
 	Service    string   `json:"service,omitempty"`
 }
 
-// Status describes every target of the profile and every source that
-// names none. It writes nothing.
-func (e *Engine) Status() ([]StatusRow, error) {
+// Overview describes every target of the profile and every source that
+// names none, for `userscript status`. It writes nothing.
+func (e *Engine) Overview() ([]Row, error) {
 	plan, err := e.Plan(false)
 	if err != nil {
 		return nil, err
@@ -50,9 +50,9 @@ func (e *Engine) Status() ([]StatusRow, error) {
 		return 0
 	}
 	st := e.state()
-	var rows []StatusRow
+	var rows []Row
 	for _, t := range e.Profile.Targets {
-		row := StatusRow{Name: t.Name, Path: t.Path, State: Unused, Service: t.Service}
+		row := Row{Name: t.Name, Path: t.Path, State: Unused, Service: t.Service}
 		i := slices.IndexFunc(plan.Items, func(it *Item) bool { return it.Target.Name == t.Name })
 		if i >= 0 {
 			it := plan.Items[i]
@@ -69,9 +69,9 @@ func (e *Engine) Status() ([]StatusRow, error) {
 			case written != "" && it.LiveOK && written != state.Hash(it.Live):
 				row.State, row.Detail = Drifted, "the live file was rewritten by something else"
 			default:
-				row.State = Pending
+				row.State = NotApplied
 			}
-			if w := status.Read(e.Sys, e.statusPath(t.Name)); w == status.Refused && row.State == Pending {
+			if w := status.Read(e.Sys, e.statusPath(t.Name)); w == status.Refused && row.State == NotApplied {
 				row.State, row.Detail = Refused, "see conf.d/"+t.Name+".status"
 			}
 		}
@@ -79,7 +79,7 @@ func (e *Engine) Status() ([]StatusRow, error) {
 	}
 	rows = append(rows, e.tuningRows(plan)...)
 	for _, src := range plan.Unknown {
-		rows = append(rows, StatusRow{Name: src.Target, Sources: []string{src.File}, State: Unknown,
+		rows = append(rows, Row{Name: src.Target, Sources: []string{src.File}, State: Unknown,
 			Detail: "no such target in profile " + e.Profile.Name})
 	}
 	return rows, nil
@@ -87,7 +87,7 @@ func (e *Engine) Status() ([]StatusRow, error) {
 
 // tuningRows describes every kernel setting of conf.d/sysctl.conf and
 // conf.d/tuning.conf: in sync when the kernel has the wanted value.
-func (e *Engine) tuningRows(plan *Plan) []StatusRow {
+func (e *Engine) tuningRows(plan *Plan) []Row {
 	var settings []tuning.Setting
 	for _, src := range plan.Tuning {
 		if src.Err == nil && src.Kind == source.Replace {
@@ -95,9 +95,9 @@ func (e *Engine) tuningRows(plan *Plan) []StatusRow {
 			settings = append(settings, set...)
 		}
 	}
-	var rows []StatusRow
+	var rows []Row
 	for _, r := range e.Tuner().Show(settings) {
-		row := StatusRow{Name: r.Setting.Name(), Path: r.Path, Sources: []string{r.Setting.File}, State: Pending, Detail: "kernel has " + r.Current}
+		row := Row{Name: r.Setting.Name(), Path: r.Path, Sources: []string{r.Setting.File}, State: NotApplied, Detail: "kernel has " + r.Current}
 		switch r.Result {
 		case tuning.AlreadySet:
 			row.State, row.Detail = InSync, ""

@@ -1,0 +1,4 @@
+// Package systest holds test doubles of the System seam: Faulty fails the
+// changes an engine makes, one at a time, the way a disk can (nothing
+// written, written but not synced, a staging file torn half-way).
+package systest
