@@ -193,6 +193,10 @@ func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
 			continue
 		}
 		if err := w.exec(e, ln); err != nil {
+			if os.Getenv("SCENARIO_DEBUG") != "" {
+				lg, _ := os.ReadFile(filepath.Join(w.App, "state", "log"))
+				t.Logf("state/log:\n%s", lg)
+			}
 			t.Fatalf("%s.txtar:%d: %s: %v", sc.Name, ln.N, strings.Join(ln.Args, " "), err)
 		}
 	}

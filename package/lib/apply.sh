@@ -1,9 +1,13 @@
 # shellcheck shell=sh
-# userscript sh engine: an apply. Every target with sources (or that we
-# manage) is planned: its base captured, its sources composed, held,
-# unchanged, refused or to be written. What is to be written goes live as
-# one transaction (transaction.sh). The Go engine's internal/overlay
-# (apply.go, plan.go, committed.go) is the reference. Sourced by engine.sh.
+# userscript sh engine: an apply. It starts with the look (quick.sh): when
+# nothing changed since the last clean apply, nothing is done. Otherwise
+# every target with sources (or that we manage) is planned: from the look
+# alone when its content is known and live or committed (quick_item),
+# else in full (plan_item): its base captured, its sources composed,
+# held, unchanged, refused or to be written. What is to be written goes
+# live as one transaction (transaction.sh). The Go engine's
+# internal/overlay (apply.go, plan.go, committed.go) is the reference.
+# Sourced by engine.sh.
 # shellcheck disable=SC2154,SC2034,SC2153
 
 # hv LIST NAME sets HV to the value of NAME in a " NAME:VALUE ..." list.
@@ -18,34 +22,99 @@ in_list() {
 	return 1
 }
 
-# plan_item NAME plans one target and records its outcome: a status
-# report (state/tmp/NAME.f) and, when it is to be written, NAME in OUTS.
-plan_item() {
-	profile_target "$1" || return 0
-	pi_live=$ROOT$TPATH
-	sources_of "$1"
+# drop LIST NAME sets DROP to a " NAME:VALUE" list without NAME.
+drop() {
+	DROP=
+	for dr_e in $1; do
+		case $dr_e in "$2:"*) ;; *) DROP="$DROP $dr_e" ;; esac
+	done
+}
+
+# src_of NAME sets SO to the file NAME's new content is in; prev_of NAME
+# sets PO to the file holding what was live before (empty: no file).
+src_of() {
+	hv "$TSRC" "$1" && SO=$HV && return 0
+	SO=$WORK/$1.target
+}
+
+prev_of() {
+	PO=
+	hv "$TPREV" "$1" && PO=$HV
+	return 0
+}
+
+# need_work makes state/tmp, the apply's scratch folder, the first time
+# it is needed (an apply that changes nothing needs none).
+need_work() {
+	case ${WORK_MADE:-} in yes) return 0 ;; esac
+	rm -rf "$WORK"
+	# mkdir without -p: a link planted as state/tmp in between fails it.
+	if ! mkdir "$WORK" 2>/dev/null || [ -L "$WORK" ]; then
+		log ERROR "apply failed: cannot make state/tmp"
+		return 1
+	fi
+	WORK_MADE=yes
+}
+
+# report_start NAME starts the status report of target NAME.
+report_start() {
 	FIRST=${SOURCES%% *}
-	: >"$WORK/$1.f"
+	rp_new "$1"
 	fset "$1" file "conf.d/${FIRST:-$1}"
 	fset "$1" target "$TPATH"
 	fset "$1" sources "$SOURCES"
 	[ -n "$SOURCES" ] || fset "$1" reason "no source in conf.d any more: the firmware's own file is live again"
 	notes_for "$1"
-	LIVE_OK=
-	LIVE_HASH=
-	if [ -L "$pi_live" ] || { [ -e "$pi_live" ] && ! [ -f "$pi_live" ]; }; then
-		refuse "$1" "${FIRST:-$1}" "$TPATH is not a regular file; userscript does not replace links or folders" "check $TPATH on the device"
+}
+
+# ftype PATH sets FT to what PATH is: - (a regular file), l (a link), o
+# (something else) or nothing (not there); the look answers when it can.
+ftype() {
+	if plain "$1"; then
+		FT=-
 		return 0
 	fi
-	if [ -f "$pi_live" ]; then
+	if looked "$1"; then
+		case $LR_MODE in '') FT= ;; l*) FT=l ;; *) FT=o ;; esac
+		case ${TOUCHED:-} in *" $1 "*) ;; *) return 0 ;; esac
+	fi
+	FT=
+	if [ -L "$1" ]; then
+		FT=l
+	elif [ -e "$1" ]; then
+		FT=o
+	fi
+}
+
+# plan_item NAME plans one target and records its outcome: a status
+# report and, when it is to be written, NAME in OUTS.
+plan_item() {
+	profile_target "$1" || return 0
+	need_work || return 0
+	pi_live=$ROOT$TPATH
+	sources_of "$1"
+	report_start "$1"
+	LIVE_OK=
+	LIVE_HASH=
+	ftype "$pi_live"
+	case $FT in
+	-)
 		LIVE_OK=yes
 		if too_big "$(file_size "$pi_live")"; then
 			refuse "$1" "${FIRST:-$1}" "$TPATH: the live file is over 1 MiB; userscript keeps configuration files up to 1 MiB: make it smaller, or remove its sources from conf.d" "make $TPATH smaller"
 			return 0
 		fi
-		LIVE_HASH=$(md5 "$pi_live")
+		h_of "$pi_live"
+		LIVE_HASH=$H
+		case $H in '') md5 "$pi_live" && LIVE_HASH=$MD5 ;; esac
 		LHS="$LHS $1:$LIVE_HASH"
-	fi
+		;;
+	'') ;;
+	*)
+		refuse "$1" "${FIRST:-$1}" "$TPATH is not a regular file; userscript does not replace links or folders" "check $TPATH on the device"
+		return 0
+		;;
+	esac
 	pi_base=
 	CAPTURED=
 	if [ -z "$LIVE_OK" ] || ! written_has "$1" "$LIVE_HASH"; then
@@ -83,17 +152,22 @@ plan_item() {
 		refuse "$1" "$CO_FILE" "$REASON" "$TODO; until then nothing of conf.d/$1, $1.add or $1.merge is applied (a target goes live whole or not at all)"
 		return 0
 	fi
+	fset_lines "$1" warning "$CO_WARNINGS"
 	if too_big "$(file_size "$WORK/$1.target")"; then
 		refuse "$1" "${FIRST:-$1}" "$TPATH would be over 1 MiB with conf.d/${SOURCES##* }; userscript keeps configuration files up to 1 MiB" "make conf.d/${SOURCES##* } smaller"
 		return 0
 	fi
-	pi_wh=$(md5 "$WORK/$1.target")
+	md5 "$WORK/$1.target"
+	pi_wh=$MD5
 	WHS="$WHS $1:$pi_wh"
+	[ -z "$SOURCES" ] || SLOW="$SLOW $1:$pi_wh"
 	held_read "$1"
 	if [ -n "$HELD_HASH" ] && [ "$HELD_HASH" = "$pi_wh" ]; then
 		hold_back "$1"
 	elif [ -n "$LIVE_OK" ] && [ "$pi_wh" = "$LIVE_HASH" ]; then
 		keep_status "$1"
+	elif quick_recommit "$1" "$pi_wh"; then
+		return 0
 	elif empty_refused "$1"; then
 		return 0
 	elif validate "$1" "$WORK/$1.target"; then
@@ -101,14 +175,42 @@ plan_item() {
 	fi
 }
 
+# quick_recommit NAME WANT: the newest committed generation holds exactly
+# WANT for NAME (a boot after the ROM was restored): it was validated and
+# proven when it was committed, so it goes live without a validator.
+quick_recommit() {
+	last_committed || return 1
+	gen_file_hash "$1" || return 1
+	case $GFH in "$2") ;; *) return 1 ;; esac
+	status_word "$1"
+	case $SW in
+	OK | "NOT VALIDATED")
+		fset "$1" status "$SW"
+		QUIET="$QUIET $1"
+		;;
+	*) fset "$1" status OK ;;
+	esac
+	add_out "$1"
+}
+
+# fset_lines NAME KEY LINES records one field a line of LINES.
+fset_lines() {
+	case $3 in '') return 0 ;; esac
+	set -f
+	fl_ifs=$IFS
+	IFS=$NL
+	for fl_l in $3; do
+		IFS=$fl_ifs
+		fset "$1" "$2" "$fl_l"
+	done
+	IFS=$fl_ifs
+	set +f
+}
+
 # notes_for NAME puts the settings' notes and what recovery did into the
 # report of NAME.
 notes_for() {
-	while IFS= read -r nf_l; do
-		[ -z "$nf_l" ] || fset "$1" note "$nf_l"
-	done <<NOTES
-$SET_NOTES
-NOTES
+	fset_lines "$1" note "$SET_NOTES"
 	hv "$RECOVERED" "$1" && fset "$1" note "generation $HV was interrupted before its services proved healthy (a crash, a stop or a power cut): it was undone, and this start applied conf.d again"
 	return 0
 }
@@ -117,10 +219,10 @@ NOTES
 add_out() {
 	OUTS="$OUTS $1"
 	if [ -n "$LIVE_OK" ]; then
+		need_work || return 1
 		cp "$ROOT$TPATH" "$WORK/$1.prev"
 		LIVEOK="$LIVEOK $1"
-	else
-		rm -f "$WORK/$1.prev"
+		TPREV="$TPREV $1:$WORK/$1.prev"
 	fi
 	[ -n "$SOURCES" ] || NOSRC="$NOSRC $1"
 }
@@ -144,9 +246,10 @@ keep_status() {
 			forget_written "$1"
 		fi
 	fi
-	case $(status_word "$1") in
+	status_word "$1"
+	case $SW in
 	OK | "NOT VALIDATED")
-		rm -f "$WORK/$1.f"
+		rp_drop "$1"
 		return 0
 		;;
 	esac
@@ -173,13 +276,16 @@ hold_back() {
 		: >"$WORK/$1.target"
 	fi
 	if [ -n "$LIVE_OK" ] && cmp -s "$WORK/$1.target" "$ROOT$TPATH"; then
-		[ "$(status_word "$1")" != "$hb_word" ] || rm -f "$WORK/$1.f"
+		status_word "$1"
+		[ "$SW" != "$hb_word" ] || rp_drop "$1"
 		return 0
 	fi
 	hb_what="generation $CC_ID"
 	[ "$CC_ID" != 0 ] || hb_what="the firmware's own file"
 	fset "$1" reason "$hb_reason; $hb_what is live again at this start"
-	WHS="$(drop "$WHS" "$1") $1:$(md5 "$WORK/$1.target")"
+	md5 "$WORK/$1.target"
+	drop "$WHS" "$1"
+	WHS="$DROP $1:$MD5"
 	RESTORE="$RESTORE $1"
 	add_out "$1"
 }
@@ -193,16 +299,64 @@ plan_all() {
 	LHS=''
 	WHS=''
 	DRIFTED=''
+	TSRC=''
+	TPREV=''
+	QUIET=''
+	SLOW=''
+	FP_W=''
 	for pa_n in $TARGETS; do
-		if in_list "$SRC" "$pa_n" || [ -f "$STATE/written/$pa_n" ]; then
-			plan_item "$pa_n"
+		if in_list "$SRC" "$pa_n" || plain "$STATE/written/$pa_n"; then
+			quick_item "$pa_n" || plan_item "$pa_n"
 		fi
+	done
+	slow_wants
+}
+
+# slow_wants adds the want lines of the targets plan_item composed: the
+# hashes of the sources it read (one md5sum of its copies and of the
+# bases it used), when they are what the look saw.
+slow_wants() {
+	case ${QUICK:-}:$SLOW in yes:?*) ;; *) return 0 ;; esac
+	sw_files=
+	for sw_e in $SLOW; do
+		sw_n=${sw_e%%:*}
+		sources_of "$sw_n"
+		for sw_s in $SOURCES; do
+			sw_files="$sw_files $WORK/$sw_s.n.raw"
+		done
+		in_list "$SOURCES" "$sw_n" || sw_files="$sw_files $STATE/base/$sw_n"
+	done
+	sw_look=$MD5S
+	# shellcheck disable=SC2086 # paths without blanks
+	md5_bounded "$MD5_TIMEOUT" $sw_files
+	sw_read=$MD5S
+	MD5S=$sw_look
+	for sw_e in $SLOW; do
+		sw_n=${sw_e%%:*}
+		sources_of "$sw_n"
+		sw_key=$QKEY_G
+		for sw_s in $SOURCES; do
+			h_of "$CONF/$sw_s"
+			sw_h=$H
+			MD5S=$sw_read
+			h_of "$WORK/$sw_s.n.raw"
+			MD5S=$sw_look
+			case $sw_h in "$H") ;; *) continue 2 ;; esac
+			sw_key="$sw_key $sw_s=$H"
+		done
+		if ! in_list "$SOURCES" "$sw_n"; then
+			MD5S=$sw_read
+			h_of "$STATE/base/$sw_n"
+			MD5S=$sw_look
+			sw_key="$sw_key base=${H:-$EMPTY_MD5}"
+		fi
+		want_line "$sw_n" "${sw_e#*:}" "$sw_key"
 	done
 }
 
 unknown() { # NAME
 	sources_of "$1"
-	: >"$WORK/$1.f"
+	rp_new "$1"
 	fset "$1" status UNKNOWN
 	fset "$1" file "conf.d/${SOURCES%% *}"
 	fset "$1" sources "$SOURCES"
@@ -214,8 +368,13 @@ unknown() { # NAME
 # cmd_apply applies conf.d once: recovery of an interrupted transaction,
 # the plan, kernel tuning, the transaction, the status files. Exit 0 ok,
 # 1 a target FAILED (or an error), 3 a source was REFUSED, 75 the lock
-# was busy.
+# was busy. When nothing changed since the last clean apply, it does
+# nothing (quick.sh).
 cmd_apply() {
+	profile_load
+	if apply_quick; then
+		return "$QUICK_RC"
+	fi
 	apply_begin || return $?
 	recover
 	scan
@@ -223,41 +382,39 @@ cmd_apply() {
 	for ap_n in $UNK; do
 		unknown "$ap_n"
 	done
-	if [ "$UNK_MORE" -gt 0 ]; then
+	case $UNK_MORE in 0) ;; *)
 		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
-	fi
+		;;
+	esac
 	# The services restart with the new kernel values in place.
 	tune
-	if [ -n "$OUTS" ] || [ -n "$RESTART_ANYWAY" ]; then
-		transact apply 0
-	fi
+	case $OUTS$RESTART_ANYWAY in ?*) transact apply 0 ;; esac
 	apply_end
 }
 
 # apply_begin checks the folders, reads the settings and takes the lock.
 apply_begin() {
 	ensure_dirs || return 1
+	chars
 	stamp_now
-	profile_load
+	LOG_HOLD=yes
+	LOGBUF=
 	settings_load
 	rotate_log
 	if ! lock_take; then
 		if [ "$LOCK_WHY" = busy ]; then
 			log WARN "apply skipped: another apply holds state/lock.d"
+			log_flush
 			echo "userscript: another apply holds $STATE/lock.d; try again later" >&2
 			return 75
 		fi
 		disk_trouble "$LOCK_WHY"
 		return 1
 	fi
-	rm -rf "$WORK"
-	# mkdir without -p: a link planted as state/tmp in between fails it.
-	if ! mkdir "$WORK" 2>/dev/null || [ -L "$WORK" ]; then
-		log ERROR "apply failed: cannot make state/tmp"
-		lock_release
-		disk_trouble "cannot make state/tmp"
-		return 1
-	fi
+	WORK_MADE=
+	TXN_RAN=
+	REPORTS=
+	RKEYS=' '
 	CHANGED_LOG=
 	RESTART_ANYWAY=''
 	RECOVERED=''
@@ -265,28 +422,46 @@ apply_begin() {
 }
 
 # apply_end writes the status files and prints every word; its exit is
-# the apply's.
+# the apply's. What it saw and left goes into state/applied.
 apply_end() {
 	ae_rc=0
+	FP_O=
 	for ae_n in $TARGETS $UNK; do
-		[ -f "$WORK/$ae_n.f" ] || continue
+		rp_has "$ae_n" || continue
+		if in_list "$QUIET" "$ae_n"; then
+			# Put back as committed: the status file already says so,
+			# unless it went wrong.
+			render "$ae_n" no
+			case $r_status in OK | "NOT VALIDATED") continue ;; esac
+		fi
 		write_status "$ae_n"
-		echo "$ae_n: $r_status"
-		case $r_status in
-		FAILED) ae_rc=1 ;;
-		REJECTED) [ -z "${TX_REJECTED:-}" ] || ae_rc=1 ;;
-		REFUSED) [ "$ae_rc" -eq 0 ] && ae_rc=3 ;;
+		ae_out "$ae_n: $r_status"
+		case $r_status:${TX_REJECTED:-}:$ae_rc in
+		FAILED:*) ae_rc=1 ;;
+		REJECTED:?*:*) ae_rc=1 ;;
+		REFUSED:*:0) ae_rc=3 ;;
 		esac
 	done
 	for ae_n in $TUNING_FILES; do
-		[ -f "$WORK/${ae_n%.conf}.f" ] || continue
+		rp_has "${ae_n%.conf}" || continue
 		write_status "${ae_n%.conf}"
-		echo "$ae_n: $r_status"
+		ae_out "$ae_n: $r_status"
 	done
+	case ${TXN_RAN:-} in yes) ;; *) G_CHANGED= G_RESTARTED= ;; esac
 	log INFO "apply done" changed="${G_CHANGED:-}" restarted="${G_RESTARTED:-}"
-	rm -rf "$WORK"
+	log_flush
+	outs_trim
+	case $WORK_MADE in yes) rm -rf "$WORK" ;; esac
+	fp_save "$ae_rc"
 	lock_release
+	LOG_HOLD=
 	return "$ae_rc"
+}
+
+# ae_out LINE prints LINE and keeps it for state/applied.
+ae_out() {
+	echo "$1"
+	FP_O="${FP_O}O $1$NL"
 }
 
 # disk_trouble WHY: the data disk cannot take our state (read-only, full,
@@ -295,6 +470,8 @@ apply_end() {
 disk_trouble() {
 	echo "userscript: $1: nothing was applied; the firmware's own files stay live" >&2
 	log ERROR "apply failed" reason="$1"
+	log_flush
+	LOG_HOLD=
 	for dt_f in "$CONF"/*; do
 		dt_n=${dt_f##*/}
 		ignored "$dt_n" && continue

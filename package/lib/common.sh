@@ -9,9 +9,14 @@
 # `case` and builtin redirections where they can.
 # shellcheck disable=SC2154,SC2034,SC2153
 
-# chars sets CR, TAB, BOM (the UTF-8 byte order mark), NL and WS.
+# chars sets CR, TAB, BOM (the UTF-8 byte order mark), NL and WS; one
+# process (tr).
 chars() {
-	ch_s=$(echo abcde | tr abcde '\015\011\357\273\277')
+	case ${CR:-} in ?*) return 0 ;; esac
+	ch_s=$(tr abcde '\015\011\357\273\277' <<CHARS
+abcde
+CHARS
+)
 	CR=${ch_s%????}
 	ch_s=${ch_s#?}
 	TAB=${ch_s%???}
@@ -34,7 +39,9 @@ stamp_now() {
 	STIME="$sn_day ${sn_time%Z} UTC"
 }
 
-# log LEVEL MESSAGE [key=value ...] appends one line to state/log.
+# log LEVEL MESSAGE [key=value ...] appends one line to state/log. While
+# LOG_HOLD is set (an apply), lines are kept in LOGBUF and written by
+# log_flush at once: on BusyBox 1.00 every echo is a process.
 log() {
 	case ${NOW:-} in '') stamp_now ;; esac
 	lg_line="$NOW $1 $2"
@@ -45,16 +52,31 @@ log() {
 		*) lg_line="$lg_line $lg_kv" ;;
 		esac
 	done
-	log_ok || return 0
-	echo "$lg_line" >>"$STATE/log"
+	case ${LOG_HOLD:-} in
+	yes) LOGBUF="${LOGBUF:-}$lg_line$NL" ;;
+	*) log_ok && echo "$lg_line" >>"$STATE/log" ;;
+	esac
+	return 0
+}
+
+# log_flush writes the lines log kept, with one echo.
+log_flush() {
+	case ${LOGBUF:-} in '') return 0 ;; esac
+	log_ok && echo "${LOGBUF%"$NL"}" >>"$STATE/log"
+	LOGBUF=
+	return 0
 }
 
 # log_ok is true when state/log may be appended to: a regular file, or
 # none yet. Anything else planted there (a link, a FIFO) is removed, never
 # written through; when it cannot be removed (a folder), nothing is logged.
-# LOG_CHECKED skips the check for the rest of a run.
+# LOG_CHECKED skips the check for the rest of a run; the look an apply took
+# (quick.sh) answers it without a process when it shows a plain state/log.
 log_ok() {
 	case ${LOG_CHECKED:-} in yes) return 0 ;; no) return 1 ;; esac
+	if looked "$STATE/log"; then
+		case $LR_MODE in -* | '') LOG_CHECKED=yes && return 0 ;; esac
+	fi
 	LOG_CHECKED=no
 	if [ -L "$STATE/log" ] || { [ -e "$STATE/log" ] && ! [ -f "$STATE/log" ]; }; then
 		rm -f "$STATE/log" 2>/dev/null
@@ -64,6 +86,51 @@ log_ok() {
 		echo "$NOW WARN state/log was not a regular file (a link or other): removed it; a fresh log starts here" >"$STATE/log" 2>/dev/null
 	fi
 	LOG_CHECKED=yes
+}
+
+# looked PATH answers from the look an apply took (quick.sh: one `ls` of
+# the app's folders and the targets) instead of a `[` (a process on
+# BusyBox 1.00): it sets LR_MODE, LR_LINKS and LR_SIZE as ls showed PATH
+# (LR_MODE empty: not there). It is false when no look was taken.
+looked() {
+	case ${LOOKED:-} in yes) ;; *) return 1 ;; esac
+	LR_MODE=
+	LR_LINKS=
+	LR_SIZE=
+	case $LOOK in
+	*"$NL$1 "*)
+		LR_MODE=${LOOK#*"$NL$1 "}
+		LR_MODE=${LR_MODE%%"$NL"*}
+		LR_SIZE=${LR_MODE##* }
+		LR_MODE=${LR_MODE% *}
+		LR_LINKS=${LR_MODE#* }
+		LR_MODE=${LR_MODE% *}
+		return 0
+		;;
+	esac
+	# Not seen: not there, when the look listed its folder (or showed
+	# that folder missing) or was given PATH itself.
+	case $LOOK_KNOWN in *" $1 "* | *" ${1%/*} "*) return 0 ;; esac
+	return 1
+}
+
+# plain PATH is true when PATH is a regular file, not a link: answered by
+# the look when this run has not written or removed PATH since (touched).
+plain() {
+	case ${TOUCHED:-} in *" $1 "*) ;; *)
+		if looked "$1"; then
+			case $LR_MODE in -*) return 0 ;; esac
+			return 1
+		fi
+		;;
+	esac
+	! [ -L "$1" ] && [ -f "$1" ]
+}
+
+# touched PATH: this run writes or removes PATH; the look no longer
+# answers for it.
+touched() {
+	case ${TOUCHED:-} in *" $1 "*) ;; *) TOUCHED="${TOUCHED:- }$1 " ;; esac
 }
 
 # plain_slot PATH makes PATH free for a file of ours to be renamed onto
@@ -83,7 +150,15 @@ plain_slot() {
 # put_file SRC DST renames SRC (ours, in DST's folder or state/tmp) over
 # DST in state/; mv replaces a link itself instead of writing through it.
 put_file() {
-	plain_slot "$2" || return 1
+	pf_check=yes
+	case ${TOUCHED:-} in *" $2 "*) ;; *)
+		if looked "$2"; then
+			case $LR_MODE in -* | '') pf_check= ;; esac
+		fi
+		;;
+	esac
+	case $pf_check in yes) plain_slot "$2" || return 1 ;; esac
+	touched "$2"
 	mv -f -- "$1" "$2"
 }
 
@@ -149,44 +224,55 @@ find_tool() {
 # writing there, not into a pipe we wait on). After SECONDS it gets TERM,
 # 2 s later KILL, and the exit is 124; only ARGV is signalled, never the
 # daemons it started. No `timeout` applet is needed: a watchdog subshell
-# checks once a second and ends by itself when ARGV has ended. A signal
-# to the engine (init stop) does not cut ARGV short: `wait` is simply
-# entered again until ARGV has ended (BusyBox 1.5-1.8 lose a TERM that
-# comes during `wait`; nothing here depends on it).
+# (dog) checks once a second and ends by itself when ARGV has ended. A
+# signal to the engine (init stop) does not cut ARGV short: `wait` is
+# simply entered again until ARGV has ended (BusyBox 1.5-1.8 lose a TERM
+# that comes during `wait`; nothing here depends on it). Three processes
+# besides ARGV's own: ARGV, the dog and its first sleep.
 run_bounded() {
 	rb_t=$1
 	rb_out=$2
 	shift 2
-	rm -f "$rb_out.timeout"
 	: >"$rb_out" 2>/dev/null || rb_out=/dev/null
 	"$@" </dev/null >>"$rb_out" 2>&1 &
 	rb_pid=$!
-	(
-		rb_i=0
-		while [ "$rb_i" -lt "$rb_t" ]; do
-			sleep 1
-			kill -0 "$rb_pid" 2>/dev/null || exit 0
-			rb_i=$((rb_i + 1))
-		done
-		: >"$rb_out.timeout"
-		kill "$rb_pid" 2>/dev/null
-		sleep 2
-		kill -9 "$rb_pid" 2>/dev/null
-	) </dev/null >/dev/null 2>&1 &
+	dog "$rb_pid" "$rb_t" "$rb_out.timeout" </dev/null >/dev/null 2>&1 &
 	rb_dog=$!
 	while :; do
 		wait "$rb_pid"
 		rb_rc=$?
 		kill -0 "$rb_pid" 2>/dev/null || break
 	done
-	# The watchdog would end by itself within a second; end it now.
+	# The dog would end by itself within a second; end it now.
 	kill "$rb_dog" 2>/dev/null
 	rb_dog=
-	if [ -f "$rb_out.timeout" ]; then
-		rm -f "$rb_out.timeout"
-		return 124
-	fi
+	# A command the dog ended exits by TERM or KILL; only then is its
+	# flag looked for.
+	case $rb_rc in
+	137 | 143)
+		if [ -f "$rb_out.timeout" ]; then
+			rm -f "$rb_out.timeout"
+			return 124
+		fi
+		;;
+	esac
 	return "$rb_rc"
+}
+
+# dog PID SECONDS FLAG (in a background subshell) ends PID after SECONDS:
+# TERM, 2 s later KILL; FLAG is created first, so the caller can tell.
+dog() {
+	dg_i=0
+	while case $((dg_i < $2)) in 1) ;; *) false ;; esac; do
+		sleep 1
+		kill -0 "$1" 2>/dev/null || exit 0
+		dg_i=$((dg_i + 1))
+	done
+	: >"$3"
+	kill "$1" 2>/dev/null
+	sleep 2
+	kill -9 "$1" 2>/dev/null
+	exit 0
 }
 
 # ---- lock (state/lock.d, shared with the Go engine) ------------------------
@@ -235,8 +321,9 @@ lock_take() {
 		lt_wait=$((lt_wait + 1))
 	done
 	LOCKED=yes
-	rm -f "$STATE/lock.d/pid.tmp"
-	echo "$$" >"$STATE/lock.d/pid.tmp" && put_file "$STATE/lock.d/pid.tmp" "$STATE/lock.d/pid"
+	# lock.d was made just now, by us: the pid goes straight in (a reader
+	# that finds it empty waits, as for a lock without a pid).
+	echo "$$" >"$STATE/lock.d/pid"
 	return 0
 }
 

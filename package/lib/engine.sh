@@ -51,7 +51,7 @@ case $0 in
 */*) ENGINE_DIR=${0%/*} ;;
 *) ENGINE_DIR=. ;;
 esac
-for part in common settings sources validate targets history service transaction apply rollback poll tuning kernel tunestate; do
+for part in common settings sources validate targets history quick service transaction apply rollback poll tuning kernel tunestate; do
 	# shellcheck source=/dev/null
 	. "$ENGINE_DIR/$part.sh" || {
 		echo "userscript: $ENGINE_DIR/$part.sh is missing: reinstall the package" >&2
@@ -68,17 +68,23 @@ fi
 setup() {
 	ROOT=${USERSCRIPT_ROOT:-/}
 	ROOT=${ROOT%/}
-	if [ -n "${USERSCRIPT_APP:-}" ]; then
-		APP=$USERSCRIPT_APP
-	else
-		APP=$ENGINE_DIR/..
-	fi
-	APP=$(cd -- "$APP" && pwd) || die "app dir $APP: cannot enter it"
+	APP=${USERSCRIPT_APP:-$ENGINE_DIR/..}
+	# An absolute path without . or .. is used as it is (init passes one).
+	case $APP in
+	/*/./* | /*/../* | */. | */..) APP=$(cd -- "$APP" && pwd) || die "app dir $APP: cannot enter it" ;;
+	/*) APP=${APP%/} ;;
+	*) APP=$(cd -- "$APP" && pwd) || die "app dir $APP: cannot enter it" ;;
+	esac
 	CONF=$APP/conf.d
 	STATE=$APP/state
 	LIB=$APP/lib
 	WORK=$STATE/tmp
-	chars
+	NL='
+'
+	CR=
+	TAB=
+	BOM=
+	WS=" $NL"
 	NOW=
 	STIME=
 	LOCKED=
@@ -96,27 +102,61 @@ setup() {
 	UNK_MORE=0
 	TUNE=''
 	SRC=''
+	TOUCHED=' '
+	LOOKED=
+	LOOK=
+	LOOK_KNOWN=' '
+	QUICK=
+	REPORTS=
+	RKEYS=' '
+	RKN=0
+	LOG_HOLD=
+	LOGBUF=
+	WORK_MADE=
 	settings_defaults
 }
 
 # ensure_dirs checks conf.d and makes state/. A missing conf.d is never
 # taken for "no sources" (that would give every target back to the
-# firmware while the data disk is away): nothing is done.
+# firmware while the data disk is away): nothing is done. The look
+# (quick.sh) answers without a `[` when it was taken.
 ensure_dirs() {
-	if [ -L "$CONF" ] || ! [ -d "$CONF" ]; then
-		if [ -L "$CONF" ] || [ -e "$CONF" ]; then
-			echo "userscript: $CONF is not a folder (a symlink?); userscript only uses a real conf.d folder: replace it with one" >&2
-		else
-			echo "userscript: $CONF: no such folder; is the data disk mounted? Nothing was applied" >&2
+	if ! looked "$CONF"; then
+		LR_MODE=d
+		if [ -L "$CONF" ]; then
+			LR_MODE=l
+		elif ! [ -d "$CONF" ]; then
+			LR_MODE=
+			[ -e "$CONF" ] && LR_MODE=o
 		fi
-		return 1
 	fi
-	if [ -L "$STATE" ]; then
+	case $LR_MODE in
+	d*) ;;
+	'')
+		echo "userscript: $CONF: no such folder; is the data disk mounted? Nothing was applied" >&2
+		return 1
+		;;
+	*)
+		echo "userscript: $CONF is not a folder (a symlink?); userscript only uses a real conf.d folder: replace it with one" >&2
+		return 1
+		;;
+	esac
+	if ! looked "$STATE"; then
+		LR_MODE=d
+		[ -L "$STATE" ] && LR_MODE=l
+	fi
+	case $LR_MODE in
+	l*)
 		echo "userscript: $STATE is a symbolic link; remove it (userscript never follows links)" >&2
 		return 1
-	fi
-	mkdir -p "$STATE" 2>/dev/null
+		;;
+	d*) ;;
+	*) mkdir -p "$STATE" 2>/dev/null ;;
+	esac
 	for ed in "$STATE/base" "$STATE/written"; do
+		if looked "$ed"; then
+			case $LR_MODE in d*) continue ;; esac
+		fi
 		if [ -L "$ed" ] || { [ -e "$ed" ] && ! [ -d "$ed" ]; }; then
 			rm -f -- "$ed"
 			log WARN "removed what was planted in state/ (not a folder)" file="${ed#"$APP"/}"
@@ -128,12 +168,16 @@ ensure_dirs() {
 }
 
 rotate_log() {
-	log_ok || return 0
-	rl_size=$(file_size "$STATE/log")
-	num "$rl_size" || return 0
-	if [ "$rl_size" -gt "$LOG_MAX" ]; then
-		put_file "$STATE/log" "$STATE/log.1"
+	if looked "$STATE/log"; then
+		rl_size=$LR_SIZE
+	else
+		rl_size=$(file_size "$STATE/log")
 	fi
+	num "$rl_size" || return 0
+	case $((rl_size > LOG_MAX)) in 1) ;; *) return 0 ;; esac
+	log_ok || return 0
+	log_flush
+	put_file "$STATE/log" "$STATE/log.1"
 }
 
 # too_big SIZE is true for sizes over MAX_SIZE and for anything not a number.
@@ -157,7 +201,8 @@ cmd_words() {
 		[ -f "$cs_f" ] || continue
 		cs_n=${cs_f##*/}
 		safe_name "$cs_n" || continue
-		echo "${cs_n%.status}: $(status_word "${cs_n%.status}")"
+		status_word "${cs_n%.status}"
+		echo "${cs_n%.status}: $SW"
 	done
 }
 

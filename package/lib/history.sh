@@ -14,25 +14,24 @@ gen_dirs() {
 	for gd_m in "$GEN"/[0-9][0-9][0-9][0-9][0-9][0-9]/meta.json; do
 		case $gd_m in *'['*) return 0 ;; esac
 		gd_id=${gd_m%/meta.json}
-		gd_id=${gd_id##*/}
-		GENS="$GENS $(id_num "$gd_id")"
+		id_num "${gd_id##*/}"
+		GENS="$GENS $IN"
 	done
 }
 
-# id_num NNNNNN prints the number without leading zeros.
+# id_num NNNNNN sets IN to the number without leading zeros.
 id_num() {
-	in_n=$1
+	IN=$1
 	while :; do
-		case $in_n in 0?*) in_n=${in_n#0} ;; *) break ;; esac
+		case $IN in 0?*) IN=${IN#0} ;; *) break ;; esac
 	done
-	echo "$in_n"
 }
 
-# id_dir ID prints the folder of generation ID (six digits).
+# id_dir ID sets ID_DIR to the folder of generation ID (six digits).
 id_dir() {
 	id_s=00000$1
-	while [ "${#id_s}" -gt 6 ]; do id_s=${id_s#?}; done
-	echo "$GEN/$id_s"
+	while case ${#id_s} in 6) false ;; esac; do id_s=${id_s#?}; done
+	ID_DIR=$STATE/gen/$id_s
 }
 
 # gen_read ID sets G_ID G_TIME G_KIND G_FROM G_RESULT G_NOTE (as written,
@@ -50,8 +49,9 @@ gen_read() {
 	G_REJECTED=''
 	G_FILES=''
 	G_REPL=''
-	gr_f=$(id_dir "$1")/meta.json
-	! [ -L "$gr_f" ] && [ -f "$gr_f" ] || return 1
+	id_dir "$1"
+	gr_f=$ID_DIR/meta.json
+	plain "$gr_f" || return 1
 	gr_sec=
 	while IFS= read -r gr_l; do
 		case $gr_l in
@@ -90,17 +90,27 @@ jv() {
 
 # jl LINE sets JL to the names of a `"key": ["a", "b"],` line.
 jl() {
-	JL=${1#*[}
-	JL=${JL%%]*}
-	JL=$(echo "$JL" | sed -e 's/"//g' -e 's/,//g')
+	jl_r=${1#*[}
+	jl_r=${jl_r%%]*}
+	JL=
+	while :; do
+		case $jl_r in
+		*'"'*)
+			jl_r=${jl_r#*\"}
+			JL="$JL${JL:+ }${jl_r%%\"*}"
+			jl_r=${jl_r#*\"}
+			;;
+		*) break ;;
+		esac
+	done
 }
 
-# gen_file_hash NAME prints the hash of NAME in the generation last read.
+# gen_file_hash NAME sets GFH to the hash of NAME in the generation last
+# read, or fails.
 gen_file_hash() {
-	for gf_e in $G_FILES; do
-		case $gf_e in "$1:"*) echo "${gf_e#*:}" && return 0 ;; esac
-	done
-	return 1
+	case " $G_FILES " in *" $1:"*) ;; *) return 1 ;; esac
+	GFH=${G_FILES#*" $1:"}
+	GFH=${GFH%% *}
 }
 
 # last_committed sets LC_ID (empty when none) to the newest generation
@@ -112,7 +122,7 @@ last_committed() {
 	for lc_i in $GENS; do lc_ids="$lc_i $lc_ids"; done
 	for lc_i in $lc_ids; do
 		gen_read "$lc_i" || continue
-		[ "$G_RESULT" = ok ] || continue
+		case $G_RESULT in ok) ;; *) continue ;; esac
 		LC_ID=$lc_i
 		return 0
 	done
@@ -128,11 +138,13 @@ committed_content() {
 	for cc_i in $GENS; do cc_ids="$cc_i $cc_ids"; done
 	for cc_i in $cc_ids; do
 		gen_read "$cc_i" || continue
-		[ "$G_RESULT" = ok ] || continue
-		cc_h=$(gen_file_hash "$1") || continue
+		case $G_RESULT in ok) ;; *) continue ;; esac
+		gen_file_hash "$1" || continue
 		CC_ID=$cc_i
-		CC_FILE=$(id_dir "$cc_i")/files/$1
-		[ "$(md5 "$CC_FILE")" = "$cc_h" ] && return 0
+		id_dir "$cc_i"
+		CC_FILE=$ID_DIR/files/$1
+		md5 "$CC_FILE"
+		case $MD5 in "$GFH") return 0 ;; esac
 		REASON="generation $cc_i: files/$1: content does not match its hash; the history is damaged"
 		return 1
 	done
@@ -142,10 +154,11 @@ committed_content() {
 	return 0
 }
 
-# md5 FILE prints the md5 of FILE (nothing when it cannot be read).
+# md5 FILE sets MD5 to the md5 of FILE (empty when it cannot be read):
+# one process.
 md5() {
-	md_s=$(md5sum <"$1" 2>/dev/null) || return 0
-	echo "${md_s%% *}"
+	MD5=$(md5sum <"$1" 2>/dev/null) || MD5=
+	MD5=${MD5%% *}
 }
 
 # ---- writing generations ---------------------------------------------------------
@@ -155,7 +168,8 @@ md5() {
 # changed target that had a file, then meta.json. Nothing is written to a
 # target before it returns.
 gen_begin() {
-	gb_d=$(id_dir "$G_ID")
+	id_dir "$G_ID"
+	gb_d=$ID_DIR
 	rm -rf "$gb_d"
 	mkdir -p "$gb_d/files" || return 1
 	while read -r gb_n _ _ _ gb_src; do
@@ -165,7 +179,8 @@ gen_begin() {
 	for gb_n in $G_CHANGED; do
 		if [ -f "$WORK/$gb_n.prev" ]; then
 			mkdir -p "$gb_d/prev" && cp "$WORK/$gb_n.prev" "$gb_d/prev/$gb_n" || return 1
-			echo "$gb_n $(md5 "$WORK/$gb_n.prev") $(file_size "$WORK/$gb_n.prev")" >>"$WORK/gen.repl"
+			md5 "$WORK/$gb_n.prev"
+			echo "$gb_n $MD5 $(file_size "$WORK/$gb_n.prev")" >>"$WORK/gen.repl"
 		else
 			echo "$gb_n - -1" >>"$WORK/gen.repl"
 		fi
@@ -177,7 +192,8 @@ gen_begin() {
 # gen_write writes meta.json of G_ID from the G_ variables, WORK/gen.files
 # and WORK/gen.repl, aside and renamed into place.
 gen_write() {
-	gw_d=$(id_dir "$G_ID")
+	id_dir "$G_ID"
+	gw_d=$ID_DIR
 	json_str "$G_NOTE"
 	{
 		echo "{"
@@ -243,7 +259,8 @@ json_str() {
 # gen_mark ID RESULT NOTE REJECTED rewrites those three fields of an
 # existing generation (recovery), keeping every other line as it is.
 gen_mark() {
-	gm_f=$(id_dir "$1")/meta.json
+	id_dir "$1"
+	gm_f=$ID_DIR/meta.json
 	json_str "$3"
 	gm_note=$(echo "$JS" | sed -e 's/[\\&|]/\\&/g')
 	sed -e "s|^  \"result\": .*|  \"result\": \"$2\",|" -e "s|^  \"note\": .*|  \"note\": \"$gm_note\",|" \
@@ -255,7 +272,8 @@ gen_mark() {
 # committed one: boot puts it back) and folders a killed journal left
 # without a meta.json.
 gen_prune() {
-	gp_cur=$(id_dir "$G_ID")
+	id_dir "$G_ID"
+	gp_cur=$ID_DIR
 	last_committed
 	gp_keep=$LC_ID
 	gen_dirs
@@ -264,7 +282,10 @@ gen_prune() {
 	gp_n=0
 	for gp_i in $gp_ids; do
 		gp_n=$((gp_n + 1))
-		[ "$gp_n" -gt "$KEEP" ] && [ "$gp_i" != "$gp_keep" ] && rm -rf "$(id_dir "$gp_i")"
+		if [ "$gp_n" -gt "$KEEP" ] && [ "$gp_i" != "$gp_keep" ]; then
+			id_dir "$gp_i"
+			rm -rf "$ID_DIR"
+		fi
 	done
 	for gp_d in "$GEN"/[0-9][0-9][0-9][0-9][0-9][0-9]; do
 		case $gp_d in *'['*) break ;; esac
@@ -277,7 +298,8 @@ gen_next() {
 	G_ID=0
 	for gn_d in "$STATE"/gen/[0-9][0-9][0-9][0-9][0-9][0-9]; do
 		case $gn_d in *'['*) break ;; esac
-		G_ID=$(id_num "${gn_d##*/}")
+		id_num "${gn_d##*/}"
+		G_ID=$IN
 	done
 	G_ID=$((G_ID + 1))
 }

@@ -70,6 +70,7 @@ LISTING
 
 cmd_poll() {
 	ensure_dirs || return 1
+	chars
 	profile_load
 	settings_load
 	poll_interval
@@ -177,8 +178,8 @@ note_drifts() {
 				nd_count=$((nd_count + 1))
 			done
 		fi
-		DRIFTS=$(drop "$DRIFTS" "$nd_n")
-		DRIFTS="$DRIFTS $nd_n:$nd_times"
+		drop "$DRIFTS" "$nd_n"
+		DRIFTS="$DROP $nd_n:$nd_times"
 		if [ "$nd_count" -gt "$DRIFT_LIMIT" ]; then
 			PAUSED="$PAUSED $nd_n:$nd_count"
 			log WARN "drift: pausing target" target="$nd_n" times="$nd_count"
@@ -200,8 +201,10 @@ unpause() {
 	for up_e in $PAUSED; do
 		up_n=${up_e%%:*}
 		[ "$(lines_of "$1" "$up_n")" = "$(lines_of "$2" "$up_n")" ] && continue
-		PAUSED=$(drop "$PAUSED" "$up_n")
-		DRIFTS=$(drop "$DRIFTS" "$up_n")
+		drop "$PAUSED" "$up_n"
+		PAUSED=$DROP
+		drop "$DRIFTS" "$up_n"
+		DRIFTS=$DROP
 		log INFO "drift: target saved again, no longer paused" target="$up_n"
 	done
 }
@@ -215,14 +218,6 @@ $1
 LINES
 }
 
-# drop LIST NAME prints a " NAME:VALUE" list without NAME.
-drop() {
-	dr_o=
-	for dr_e in $1; do
-		case $dr_e in "$2:"*) ;; *) dr_o="$dr_o $dr_e" ;; esac
-	done
-	echo "$dr_o"
-}
 
 # capture_drift NAME keeps a live file something else wrote over ours in
 # conf.d/.captured/NAME.TIME, for the owner to look at.

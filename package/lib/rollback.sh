@@ -20,7 +20,10 @@ recover() {
 		rc_prev=$rc_last
 		rc_last=$rc_i
 	done
-	[ -n "$rc_last" ] && gen_read "$rc_last" && [ "$G_RESULT" = pending ] || return 0
+	case $rc_last in '') return 0 ;; esac
+	gen_read "$rc_last" || return 0
+	case $G_RESULT in pending) ;; *) return 0 ;; esac
+	need_work
 	rc_id=$G_ID
 	rc_changed=$G_CHANGED
 	rc_files=$G_FILES
@@ -59,18 +62,23 @@ undo() {
 	ud_h=
 	hv "$rc_files" "$1" && ud_h=$HV
 	if [ -f "$ud_live" ]; then
-		[ -n "$ud_h" ] && [ "$(md5 "$ud_live")" = "$ud_h" ] || return 0
+		[ -n "$ud_h" ] || return 0
+		md5 "$ud_live"
+		[ "$MD5" = "$ud_h" ] || return 0
 	else
 		[ -z "$ud_h" ] || return 0
 	fi
 	hv "$rc_repl" "$1" || return 0
 	if [ "$HV" = - ]; then
+		touched "$ud_live"
 		rm -f "$ud_live"
 		forget_written "$1"
 		return 0
 	fi
-	ud_prev=$(id_dir "$rc_id")/prev/$1
-	[ "$(md5 "$ud_prev")" = "$HV" ] || {
+	id_dir "$rc_id"
+	ud_prev=$ID_DIR/prev/$1
+	md5 "$ud_prev"
+	[ "$MD5" = "$HV" ] || {
 		log ERROR "recover: prev/$1 of generation $rc_id does not match its hash; left as it is" target="$1"
 		return 0
 	}
@@ -89,8 +97,12 @@ cmd_rollback() {
 		echo "userscript: rollback: \"$1\" is not a generation number; init history lists them" >&2
 		return 2
 		;;
-	*) rb_to=$(id_num "$1") ;;
+	*)
+		id_num "$1"
+		rb_to=$IN
+		;;
 	esac
+	profile_load
 	apply_begin || return $?
 	recover
 	rb_rc=0
@@ -137,6 +149,11 @@ rollback_to() {
 	LHS=''
 	WHS=''
 	DRIFTED=''
+	TSRC=''
+	TPREV=''
+	QUIET=''
+	SLOW=''
+	FP_W=''
 	for rt_n in $TARGETS; do
 		rollback_item "$rt_n" "$1" "$rt_reason" || return 1
 	done
@@ -155,8 +172,10 @@ rollback_item() {
 	sources_of "$1"
 	[ -n "$SOURCES" ] || [ -f "$STATE/written/$1" ] || return 0
 	if hv "$RB_FILES" "$1"; then
-		ri_want=$(id_dir "$2")/files/$1
-		[ "$(md5 "$ri_want")" = "$HV" ] || {
+		id_dir "$2"
+		ri_want=$ID_DIR/files/$1
+		md5 "$ri_want"
+		[ "$MD5" = "$HV" ] || {
 			echo "userscript: generation $2: files/$1: content does not match its hash; the history is damaged" >&2
 			return 1
 		}
@@ -168,11 +187,13 @@ rollback_item() {
 		}
 		ri_want=$STATE/base/$1
 	fi
-	: >"$WORK/$1.f"
+	need_work || return 1
+	rp_new "$1"
 	fset "$1" file "conf.d/$1"
 	fset "$1" target "$TPATH"
 	fset "$1" sources "$SOURCES"
-	ri_wh=$(md5 "$ri_want")
+	md5 "$ri_want"
+	ri_wh=$MD5
 	# The sources as they would apply now are held, unless they give
 	# exactly what is rolled back to.
 	if [ -n "$SOURCES" ] && plan_want "$1" && [ "$PW_HASH" != "$ri_wh" ]; then
@@ -182,10 +203,11 @@ rollback_item() {
 	LIVE_HASH=
 	if [ -f "$ri_live" ]; then
 		LIVE_OK=yes
-		LIVE_HASH=$(md5 "$ri_live")
+		md5 "$ri_live"
+		LIVE_HASH=$MD5
 		LHS="$LHS $1:$LIVE_HASH"
 		if [ "$LIVE_HASH" = "$ri_wh" ]; then
-			rm -f "$WORK/$1.f"
+			rp_drop "$1"
 			return 0
 		fi
 	fi
@@ -207,7 +229,8 @@ plan_want() {
 	pw_base=
 	base_ok "$1" && pw_base=$STATE/base/$1
 	compose "$1" "$pw_base" || return 1
-	PW_HASH=$(md5 "$WORK/$1.target")
+	md5 "$WORK/$1.target"
+	PW_HASH=$MD5
 }
 
 # cmd_history lists the generations, oldest first.

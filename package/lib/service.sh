@@ -33,27 +33,96 @@ restart_svc() {
 	*) rs_bin=$1 ;;
 	esac
 	shift
+	out_dir
 	rs_out=$STATE/out/$rs_svc.log
-	# Never through a link planted as state/out or its files.
-	[ -L "$STATE/out" ] && rm -f "$STATE/out"
-	mkdir -p "$STATE/out" 2>/dev/null
-	[ -d "$STATE/out" ] && ! [ -L "$STATE/out" ] && plain_slot "$rs_out" || rs_out=$WORK/out.$rs_svc
+	case $OUT_OK in
+	yes) out_slot "$rs_out" || rs_out=$WORK/out.$rs_svc ;;
+	*) rs_out=$WORK/out.$rs_svc ;;
+	esac
+	case $rs_out in "$WORK"/*) need_work || rs_out=/dev/null ;; esac
+	log_flush
 	run_bounded "$STIMEOUT" "$rs_out" "$rs_bin" "$@"
 	X_RC=$?
-	rs_tail=$(grep -v '^[[:space:]]*$' "$rs_out" 2>/dev/null | tail -n 1)
-	trim "$rs_tail"
-	rs_tail=$TR
-	rs_size=$(file_size "$rs_out")
-	# shellcheck disable=SC2015 # C when A or B fails, on purpose
-	num "$rs_size" && [ "$rs_size" -le "$OUT_MAX" ] || : >"$rs_out"
+	OUTS_RUN="${OUTS_RUN:-} $rs_out"
+	case $X_RC in
+	0)
+		log INFO "exec" service="$rs_svc" argv="$rs_name${*:+ $*}" exit=0
+		return 0
+		;;
+	esac
+	# Its last words say why.
+	rs_tail=
+	rs_last=$(tail -n 5 "$rs_out" 2>/dev/null)
+	set -f
+	rs_ifs=$IFS
+	IFS=$NL
+	for rs_l in $rs_last; do
+		trim "$rs_l"
+		case $TR in ?*) rs_tail=$TR ;; esac
+	done
+	IFS=$rs_ifs
+	set +f
 	log INFO "exec" service="$rs_svc" argv="$rs_name${*:+ $*}" exit="$X_RC" output="$rs_tail"
 	case $X_RC in
-	0) return 0 ;;
 	124) X_WHY="$rs_name: timed out after ${STIMEOUT}s" ;;
 	*) X_WHY="$rs_name exited $X_RC" ;;
 	esac
 	[ -z "$rs_tail" ] || X_WHY="$X_WHY: $rs_tail"
 	return 1
+}
+
+# out_dir sets OUT_OK when state/out is a folder of ours (made when
+# missing; a link planted there is removed, never written through).
+out_dir() {
+	case ${OUT_OK:-} in yes | no) return 0 ;; esac
+	OUT_OK=no
+	if looked "$STATE/out"; then
+		case $LR_MODE in
+		d*) OUT_OK=yes && return 0 ;;
+		'')
+			mkdir "$STATE/out" 2>/dev/null && OUT_OK=yes
+			return 0
+			;;
+		esac
+	fi
+	[ -L "$STATE/out" ] && rm -f "$STATE/out"
+	mkdir -p "$STATE/out" 2>/dev/null
+	[ -d "$STATE/out" ] && ! [ -L "$STATE/out" ] && OUT_OK=yes
+	return 0
+}
+
+# out_slot PATH: state/out/SERVICE.log may be written: a plain file or
+# none (what else was planted there is removed).
+out_slot() {
+	case ${TOUCHED:-} in *" $1 "*) return 0 ;; esac
+	touched "$1"
+	if looked "$1"; then
+		case $LR_MODE in -* | '') return 0 ;; esac
+	fi
+	plain_slot "$1"
+}
+
+# outs_trim empties every state/out/SERVICE.log of this apply that is
+# over OUT_MAX once its restart has ended (one ls for all of them).
+outs_trim() {
+	case ${OUTS_RUN:-} in '') return 0 ;; esac
+	set -f
+	# shellcheck disable=SC2086 # paths without blanks
+	ot_ls=$(ls -lnd -- $OUTS_RUN 2>/dev/null)
+	ot_ifs=$IFS
+	IFS=$NL
+	for ot_l in $ot_ls; do
+		IFS=' '
+		# shellcheck disable=SC2086 # ls's fields
+		set -- $ot_l
+		IFS=$NL
+		case $5 in *[!0-9]* | '') continue ;; esac
+		case $((${#5} > 9)) in 1) : >"${ot_l##* }" && continue ;; esac
+		case $(($5 > OUT_MAX)) in 1) : >"${ot_l##* }" ;; esac
+	done
+	IFS=$ot_ifs
+	set +f
+	OUTS_RUN=
 }
 
 # ---- observing a service ----------------------------------------------------------
@@ -66,23 +135,33 @@ observe() {
 	OB_SERVING=
 	OB_WHY=
 	OB_PIDS=nil
-	if [ "$SPROC" != - ]; then
+	case $SPROC in
+	-) ;;
+	*)
 		proc_pids "$SPROC"
-		if [ "$OB_PIDS" = "" ]; then
+		case $OB_PIDS in '')
 			OB_WHY="no $SPROC process is running"
 			return 0
-		fi
-	fi
-	if [ "$2" = - ] || [ -z "$2" ]; then
-		[ "$OB_PIDS" != nil ] && OB_SERVING=yes
-		[ -n "$OB_SERVING" ] || OB_WHY="nothing to check it by (no process in /proc, no port)"
+			;;
+		esac
+		;;
+	esac
+	case $2 in - | '')
+		case $OB_PIDS in
+		nil) OB_WHY="nothing to check it by (no process in /proc, no port)" ;;
+		*) OB_SERVING=yes ;;
+		esac
 		return 0
-	fi
+		;;
+	esac
 	if listening "$1" "$2"; then
 		OB_SERVING=yes
 		return 0
 	fi
-	OB_WHY="nothing accepts on TCP port $(echo "$2" | sed 's/,/ or /g') of $(echo "$1" | sed 's/,/, /g')"
+	subst "$2" , " or "
+	ob_p=$SUB
+	subst "$1" , ", "
+	OB_WHY="nothing accepts on TCP port $ob_p of $SUB"
 }
 
 # proc_pids NAME sets OB_PIDS to the pids of the processes called NAME
@@ -126,8 +205,9 @@ listening() {
 	IFS=,
 	set -f
 	for li_p in $2; do
+		hex4 "$li_p"
 		for li_h in $1; do
-			li_want="$li_want $(hex4 "$li_p"):$li_h"
+			li_want="$li_want $HX4:$li_h"
 		done
 	done
 	set +f
@@ -174,22 +254,60 @@ ip_hex() {
 	set -- $1
 	set +f
 	IFS=$ih_ifs
-	IPBE=$(hex2 "$1")$(hex2 "$2")$(hex2 "$3")$(hex2 "$4")
-	IPLE=$(hex2 "$4")$(hex2 "$3")$(hex2 "$2")$(hex2 "$1")
+	IPBE=
+	IPLE=
+	for ih_b in "$1" "$2" "$3" "$4"; do
+		hex2 "$ih_b"
+		IPBE=$IPBE$HX2
+		IPLE=$HX2$IPLE
+	done
 }
 
-hex4() { echo "$(hex2 $(($1 / 256)))$(hex2 $(($1 % 256)))"; }
+# hex4 N sets HX4 to N as four upper-case hex digits (a port as
+# /proc/net/tcp prints it).
+hex4() {
+	num "$1" || set -- 0
+	hex2 $(($1 / 256))
+	HX4=$HX2
+	hex2 $(($1 % 256))
+	HX4=$HX4$HX2
+}
 
+# hex2 N sets HX2 to N (0-255) as two upper-case hex digits.
 hex2() {
 	num "$1" || set -- 0
-	echo "$(hexd $(($1 / 16)))$(hexd $(($1 % 16)))"
+	hexd $(($1 / 16))
+	HX2=$HXD
+	hexd $(($1 % 16))
+	HX2=$HX2$HXD
 }
 
 hexd() {
 	case $1 in
-	1[0-5]) set -- "$1" A B C D E F && shift $(($1 - 9)) && echo "$1" ;;
-	*) echo "$1" ;;
+	10) HXD=A ;;
+	11) HXD=B ;;
+	12) HXD=C ;;
+	13) HXD=D ;;
+	14) HXD=E ;;
+	15) HXD=F ;;
+	*) HXD=$1 ;;
 	esac
+}
+
+# subst TEXT FROM TO sets SUB to TEXT with every FROM replaced by TO.
+subst() {
+	SUB=
+	sb_r=$1
+	while :; do
+		case $sb_r in
+		*"$2"*)
+			SUB="$SUB${sb_r%%"$2"*}$3"
+			sb_r=${sb_r#*"$2"}
+			;;
+		*) break ;;
+		esac
+	done
+	SUB=$SUB$sb_r
 }
 
 # ---- where a service listens ------------------------------------------------------
@@ -205,18 +323,26 @@ listen_of() {
 	LPORTS=$SPORTS
 	for lo_n in $WRITTEN; do
 		profile_target "$lo_n" || continue
-		[ "$TSVC" = "$1" ] || continue
-		lo_f=$WORK/$lo_n.target
-		[ "$2" = after ] || lo_f=$WORK/$lo_n.prev
-		[ -f "$lo_f" ] || continue
+		case $TSVC in "$1") ;; *) continue ;; esac
+		case $2 in
+		after)
+			src_of "$lo_n"
+			lo_f=$SO
+			;;
+		*)
+			prev_of "$lo_n"
+			lo_f=$PO
+			;;
+		esac
+		case $lo_f in '') continue ;; esac
 		CPORTS=
 		CHOSTS=
 		case $TVAL in
 		testparm) samba_listen "$lo_f" ;;
 		proftpd) proftpd_listen "$lo_f" ;;
 		esac
-		[ -z "$CPORTS" ] || [ -n "$SPINNED" ] || LPORTS=$CPORTS
-		[ -z "$CHOSTS" ] || LHOSTS=$CHOSTS
+		case $CPORTS:$SPINNED in ?*:) LPORTS=$CPORTS ;; esac
+		case $CHOSTS in ?*) LHOSTS=$CHOSTS ;; esac
 	done
 	profile_service "$1"
 }
@@ -242,15 +368,26 @@ samba_listen() {
 		[ -n "$sa_global" ] || continue
 		sa_k=${TR%%=*}
 		sa_v=${TR#*=}
-		sa_k=$(echo "$sa_k" | tr -d " $TAB")
+		while :; do
+			case $sa_k in
+			*[" $TAB"]*) sa_k=${sa_k%%[" $TAB"]*}${sa_k#*[" $TAB"]} ;;
+			*) break ;;
+			esac
+		done
 		case $sa_k in
 		[Ss][Mm][Bb][Pp][Oo][Rr][Tt][Ss])
 			CPORTS=
-			for sa_p in $(echo "$sa_v" | tr ',;' '  '); do
+			subst "$sa_v" , " "
+			subst "$SUB" ";" " "
+			for sa_p in $SUB; do
 				num "$sa_p" && [ "$sa_p" -gt 0 ] && [ "$sa_p" -lt 65536 ] && CPORTS="$CPORTS${CPORTS:+,}$sa_p"
 			done
 			;;
-		[Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss]) sa_names=$(echo "$sa_v" | tr ',;' '  ') ;;
+		[Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss])
+			subst "$sa_v" , " "
+			subst "$SUB" ";" " "
+			sa_names=$SUB
+			;;
 		[Bb][Ii][Nn][Dd][Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss][Oo][Nn][Ll][Yy]) is_yes "$sa_v" && sa_bind=yes || sa_bind= ;;
 		esac
 	done <"$1"

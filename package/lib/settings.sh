@@ -9,34 +9,57 @@
 # ---- profile (lib/profile) ------------------------------------------------
 
 profile_load() {
-	[ -f "$LIB/profile" ] || die "$LIB/profile is missing; reinstall the package"
+	{ : <"$LIB/profile"; } 2>/dev/null || die "$LIB/profile is missing; reinstall the package"
 	PROFILE=
 	TARGETS=
 	TPATHS=
-	while read -r pl_kind pl_a pl_b _; do
+	# One line a target ("NAME PATH VALIDATOR SERVICE FLAGS MODE"), a
+	# service ("NAME TIMEOUT ARGV...") and a health check ("NAME SETTLE
+	# PROCESS PORTS"), each list starting with a newline: looked up by
+	# parameter expansion, lib/profile is read once.
+	TDEF=$NL
+	SVCS=
+	SDEF=$NL
+	HDEF=$NL
+	while read -r pl_kind pl_a pl_b pl_rest; do
 		case $pl_kind in
 		profile) PROFILE=$pl_a ;;
 		target)
 			TARGETS="$TARGETS $pl_a"
 			TPATHS="$TPATHS $ROOT$pl_b"
+			TDEF="$TDEF$pl_a $pl_b $pl_rest$NL"
 			;;
+		service)
+			SVCS="$SVCS $pl_a"
+			SDEF="$SDEF$pl_a $pl_b $pl_rest$NL"
+			;;
+		health) HDEF="$HDEF$pl_a $pl_b $pl_rest$NL" ;;
 		esac
 	done <"$LIB/profile"
+}
+
+# def LIST NAME sets DEF to the words after NAME on its line of LIST
+# (TDEF, SDEF or HDEF), or fails.
+def() {
+	case $1 in *"$NL$2 "*) ;; *) return 1 ;; esac
+	DEF=${1#*"$NL$2 "}
+	DEF=${DEF%%"$NL"*}
 }
 
 # profile_target NAME sets TPATH TVAL TSVC, TFLAGS (nonempty or -) and
 # TMODE (the mode of a new file, e.g. 0644).
 profile_target() {
-	while read -r pt_kind pt_name pt_path pt_val pt_svc pt_flags pt_mode _; do
-		case $pt_kind:$pt_name in "target:$1") ;; *) continue ;; esac
-		TPATH=$pt_path
-		TVAL=$pt_val
-		TSVC=$pt_svc
-		TFLAGS=${pt_flags:--}
-		TMODE=${pt_mode:-0644}
-		return 0
-	done <"$LIB/profile"
-	return 1
+	def "$TDEF" "$1" || return 1
+	set -f
+	# shellcheck disable=SC2086 # the profile's words hold no blanks
+	set -- $DEF
+	set +f
+	TPATH=$1
+	TVAL=${2:--}
+	TSVC=${3:--}
+	TFLAGS=${4:--}
+	TMODE=${5:-0644}
+	return 0
 }
 
 # profile_service NAME sets STIMEOUT and SARGV (the restart command, words
@@ -49,26 +72,23 @@ profile_service() {
 	SPROC=-
 	SPORTS=-
 	SPINNED=
-	ps_found=
-	while read -r ps_kind ps_name ps_a ps_b ps_c ps_d; do
-		case $ps_kind:$ps_name in
-		"service:$1")
-			STIMEOUT=$ps_a
-			SARGV="$ps_b${ps_c:+ $ps_c}${ps_d:+ $ps_d}"
-			ps_found=yes
-			;;
-		"health:$1")
-			SSETTLE=$ps_a
-			SPROC=$ps_b
-			SPORTS=$ps_c
-			;;
-		esac
-	done <"$LIB/profile"
-	[ -n "$ps_found" ] || return 1
-	svc_opt "$1" timeout && STIMEOUT=$OPT
-	svc_opt "$1" settle && SSETTLE=$OPT
-	svc_opt "$1" process && SPROC=${OPT:--}
-	if svc_opt "$1" ports; then
+	ps_name=$1
+	def "$SDEF" "$1" || return 1
+	STIMEOUT=${DEF%% *}
+	SARGV=${DEF#* }
+	if def "$HDEF" "$1"; then
+		set -f
+		# shellcheck disable=SC2086 # the profile's words hold no blanks
+		set -- $DEF
+		set +f
+		SSETTLE=${1:-3}
+		SPROC=${2:--}
+		SPORTS=${3:--}
+	fi
+	svc_opt "$ps_name" timeout && STIMEOUT=$OPT
+	svc_opt "$ps_name" settle && SSETTLE=$OPT
+	svc_opt "$ps_name" process && SPROC=${OPT:--}
+	if svc_opt "$ps_name" ports; then
 		SPORTS=${OPT:--}
 		SPINNED=yes
 	fi
@@ -100,16 +120,26 @@ settings_load() {
 	settings_defaults
 	SET_NOTES=
 	sl_f=$APP/userscript.toml
-	[ -f "$sl_f" ] || return 0
-	if [ -L "$sl_f" ]; then
+	if looked "$sl_f"; then
+		sl_m=$LR_MODE
+	else
+		sl_m=-
+		[ -f "$sl_f" ] || sl_m=
+		[ -L "$sl_f" ] && sl_m=l
+	fi
+	case $sl_m in
+	l*)
 		set_note "$sl_f: is a symbolic link, not read; the defaults are used instead"
 		return 0
-	fi
+		;;
+	-*) ;;
+	*) return 0 ;;
+	esac
 	sl_sec=
 	sl_n=0
 	sl_bad=
 	sl_only=
-	while IFS= read -r sl_l || [ -n "$sl_l" ]; do
+	while IFS= read -r sl_l || case $sl_l in '') false ;; esac; do
 		sl_n=$((sl_n + 1))
 		trim "$sl_l"
 		case $TR in '' | '#'*) continue ;; esac
@@ -118,7 +148,8 @@ settings_load() {
 			sl_sec=${TR#[}
 			sl_sec=${sl_sec%%]*}
 			trim "$sl_sec"
-			sl_sec=$(unquote_key "$TR")
+			unquote_key "$TR"
+			sl_sec=$UK
 			continue
 			;;
 		*=*) ;;
@@ -137,10 +168,11 @@ settings_load() {
 		sl_full=${sl_sec:+$sl_sec.}$sl_k
 		setting "$sl_sec" "$sl_k" "$sl_full" || break
 	done <"$sl_f"
-	if [ -n "$sl_bad" ]; then
+	case $sl_bad in '') ;; *)
 		settings_defaults
 		set_note "$sl_f: $sl_bad; the defaults are used instead"
-	fi
+		;;
+	esac
 	for sl_o in $sl_only; do
 		set_note "$sl_f: [$sl_o] is read by the Go engine only; this device's sh engine uses the profile it was built with"
 	done
@@ -151,17 +183,16 @@ set_note() {
 	log WARN "settings" note="$1"
 }
 
-# unquote_key KEY prints a dotted key with its quotes removed
+# unquote_key KEY sets UK to a dotted key with its quotes removed
 # (targets."smb.conf" is targets.smb.conf).
 unquote_key() {
-	uk_k=$1
+	UK=$1
 	while :; do
-		case $uk_k in
-		*'"'*) uk_k=${uk_k%%\"*}${uk_k#*\"} ;;
+		case $UK in
+		*'"'*) UK=${UK%%\"*}${UK#*\"} ;;
 		*) break ;;
 		esac
 	done
-	echo "$uk_k"
 }
 
 # toml_value LINE sets TV to the value of a `key = value` line: a string
@@ -256,7 +287,8 @@ setting() {
 		;;
 	*) unknown_key "$3" ;;
 	esac
-	[ -z "$sl_bad" ]
+	case $sl_bad in '') return 0 ;; esac
+	return 1
 }
 
 unknown_key() {
@@ -275,7 +307,7 @@ seconds() {
 	SECS=0
 	sc_ms=0
 	case $sc_v in '' | *[!0-9hms]*) sc_v=x ;; esac
-	while [ -n "$sc_v" ] && [ "$sc_v" != x ]; do
+	while case $sc_v in '' | x) false ;; esac; do
 		sc_n=${sc_v%%[!0-9]*}
 		sc_v=${sc_v#"$sc_n"}
 		case $sc_n in '') sc_v=x && break ;; esac
@@ -288,14 +320,13 @@ seconds() {
 		esac
 	done
 	SECS=$((SECS + (sc_ms + 999) / 1000))
-	if [ "$sc_v" = x ] || { [ "$3" = pos ] && [ "$SECS" -le 0 ]; }; then
-		if [ "$3" = pos ]; then
-			sl_bad="$1 = \"$2\": write a positive duration like \"60s\""
-		else
-			sl_bad="$1 = \"$2\": write a duration like \"3s\" (\"0s\": no settle period)"
-		fi
-		return 1
+	case $sc_v:$3:$SECS in x:* | *:pos:0) ;; *) return 0 ;; esac
+	if [ "$3" = pos ]; then
+		sl_bad="$1 = \"$2\": write a positive duration like \"60s\""
+	else
+		sl_bad="$1 = \"$2\": write a duration like \"3s\" (\"0s\": no settle period)"
 	fi
+	return 1
 }
 
 # log_bytes VALUE sets LOG_MAX from "256KiB", "1MiB" or a number of bytes.

@@ -39,6 +39,8 @@ scan() {
 	sc_odd=0
 	sc_bad=0
 	NAMES=' '
+	# Without a `[` or a subshell in the loop (each is a process on
+	# BusyBox 1.00): ten thousand names cost seconds, not minutes.
 	for sc_f in "$CONF"/*; do
 		sc_n=${sc_f##*/}
 		# An empty conf.d gives the pattern itself. A name the folder lists
@@ -56,41 +58,54 @@ scan() {
 		*.merge) sc_b=${sc_n%.merge} ;;
 		*) sc_b=$sc_n ;;
 		esac
-		[ -n "$sc_b" ] || continue
+		case $sc_b in '') continue ;; esac
 		sc_why=
 		case $sc_b in
 		*.add | *.merge | *.status | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp])
 			sc_why="its target part ends in ${sc_b##*.}"
 			;;
 		esac
-		[ "${#sc_b}" -le 64 ] || sc_why="its target part is longer than 64 bytes"
-		if [ -n "$sc_why" ]; then
+		case $((${#sc_b} > 64)) in 1) sc_why="its target part is longer than 64 bytes" ;; esac
+		case $sc_why in
+		?*)
 			sc_bad=$((sc_bad + 1))
-			[ "$sc_bad" -gt "$UNK_MAX" ] ||
-				log WARN "ignored: no target can have this name" name="$sc_n" reason="$sc_why"
+			case $((sc_bad > UNK_MAX)) in
+			0) log WARN "ignored: no target can have this name" name="$sc_n" reason="$sc_why" ;;
+			esac
 			continue
-		fi
+			;;
+		esac
 		if is_target "$sc_b"; then
 			case " $SRC " in *" $sc_b "*) ;; *) SRC="$SRC $sc_b" ;; esac
 		elif is_tuning "$sc_b"; then
 			case " $TUNE " in *" $sc_b "*) ;; *) TUNE="$TUNE $sc_b" ;; esac
 		else
 			case " $UNK " in *" $sc_b "*) continue ;; esac
-			if [ "$sc_nunk" -lt "$UNK_MAX" ]; then
+			case $((sc_nunk < UNK_MAX)) in
+			1)
 				UNK="$UNK $sc_b"
 				sc_nunk=$((sc_nunk + 1))
-			elif [ "$sc_b" != "$sc_last" ]; then
-				UNK_MORE=$((UNK_MORE + 1))
-				sc_last=$sc_b
-			fi
+				;;
+			*)
+				case $sc_b in
+				"$sc_last") ;;
+				*)
+					UNK_MORE=$((UNK_MORE + 1))
+					sc_last=$sc_b
+					;;
+				esac
+				;;
+			esac
 		fi
 	done
-	if [ "$sc_odd" -gt 0 ]; then
+	case $sc_odd in 0) ;; *)
 		log WARN "ignored files in conf.d whose names hold characters other than letters, digits and . _ -" count="$sc_odd"
-	fi
-	if [ "$sc_bad" -gt "$UNK_MAX" ]; then
+		;;
+	esac
+	case $((sc_bad > UNK_MAX)) in 1)
 		log WARN "ignored more files in conf.d that no target can be named after" count="$((sc_bad - UNK_MAX))"
-	fi
+		;;
+	esac
 }
 
 # sources_of NAME sets SOURCES to NAME NAME.add NAME.merge, those present.
@@ -222,19 +237,6 @@ set_base() {
 	log INFO "base captured" target="$1" md5="${LIVE_HASH:-none}"
 }
 
-# merge_format NAME prints the format a .merge of target NAME is merged
-# in (docs/FORMATS.md): smb.conf, proftpd.conf, exports or keyvalue;
-# nothing for a file that cannot be merged.
-merge_format() {
-	case $1 in
-	smb.conf | *.smb.conf | smb.conf.* | rsyncd.conf) echo smb.conf ;;
-	proftpd*.conf) echo proftpd.conf ;;
-	exports | *.exports) echo exports ;;
-	hosts | passwd | group | shadow | fstab | crontab | *.sh | *.ini | *.xml | *.json) ;;
-	*) echo keyvalue ;;
-	esac
-}
-
 # compose NAME BASE writes WORK/NAME.target: the replacement (or BASE),
 # then the merge (lib/merge.sh, where this device has it), then the
 # addition unless the text already ends with it (a base taken from our
@@ -243,6 +245,7 @@ merge_format() {
 compose() {
 	co_out=$WORK/$1.target
 	CO_FILE=${FIRST:-$1}
+	CO_WARNINGS=
 	if [ -f "$WORK/$1.n" ]; then
 		cp "$WORK/$1.n" "$co_out"
 	elif [ -n "$2" ]; then
@@ -251,21 +254,30 @@ compose() {
 		: >"$co_out"
 	fi
 	if [ -f "$WORK/$1.merge.n" ]; then
-		co_fmt=$(merge_format "$1")
 		CO_FILE=$1.merge
-		if [ -z "$MERGE_SH" ] || [ -z "$co_fmt" ]; then
+		if [ -z "$MERGE_SH" ]; then
 			REASON="conf.d/$1.merge: not supported on this device — render it on a PC"
 			TODO="render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1) and put the result here as $1"
-			[ -n "$co_fmt" ] || REASON="conf.d/$1.merge: $1 is not a key = value file userscript can merge into: put the whole file in conf.d/$1"
+			return 1
+		fi
+		# lib/merge.sh: merge_format, merge_unsupported, merge_file.
+		co_fmt=$(merge_format "$1")
+		if [ -z "$co_fmt" ]; then
+			REASON=
+			merge_unsupported "$1" "$PROFILE"
+			[ -n "$REASON" ] || REASON="conf.d/$1.merge: $1 cannot be merged on this device"
+			TODO="put the whole file in conf.d/$1, or render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1)"
 			return 1
 		fi
 		REASON=
-		if ! merge_file "$co_fmt" "$co_out" "$WORK/$1.merge.n" "$co_out.merged"; then
+		MERGE_WARNINGS=
+		if ! merge_file "$co_fmt" "$co_out" "$WORK/$1.merge.n" "conf.d/$1.merge" "$co_out.merged"; then
 			REASON=${REASON:-conf.d/$1.merge could not be merged}
 			TODO="fix conf.d/$1.merge and save it again"
 			return 1
 		fi
 		mv -f "$co_out.merged" "$co_out"
+		CO_WARNINGS=$MERGE_WARNINGS
 	fi
 	if [ -f "$WORK/$1.add.n" ] && ! ends_with "$co_out" "$WORK/$1.add.n"; then
 		ends_nl "$co_out" || echo >>"$co_out"

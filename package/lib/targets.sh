@@ -11,7 +11,7 @@
 # old); a file matching any of them is ours.
 written_lines() {
 	WL=
-	! [ -L "$STATE/written/$1" ] && [ -f "$STATE/written/$1" ] || return 0
+	plain "$STATE/written/$1" || return 0
 	while read -r wl_l; do
 		WL="$WL${WL:+ }$wl_l"
 	done <"$STATE/written/$1"
@@ -19,7 +19,9 @@ written_lines() {
 
 written_has() { # NAME MD5
 	written_lines "$1"
-	case " $WL " in *" $2 "*) [ -n "$2" ] ;; *) return 1 ;; esac
+	case $2 in '') return 1 ;; esac
+	case " $WL " in *" $2 "*) return 0 ;; esac
+	return 1
 }
 
 # set_written NAME LINE... writes state/written/NAME (aside, then renamed).
@@ -27,32 +29,38 @@ set_written() {
 	sw_f=$STATE/written/$1
 	shift
 	rm -rf "$sw_f.tmp"
-	for sw_l in "$@"; do
-		echo "$sw_l"
-	done >"$sw_f.tmp" && put_file "$sw_f.tmp" "$sw_f"
+	case $# in
+	1) echo "$1" ;;
+	*) echo "$1$NL$2" ;;
+	esac >"$sw_f.tmp" && put_file "$sw_f.tmp" "$sw_f"
 }
 
 # remember_written NAME MD5 makes state/written/NAME the one line MD5.
 remember_written() {
 	written_lines "$1"
-	[ "$WL" = "$2" ] && return 0
+	case $WL in "$2") return 0 ;; esac
 	set_written "$1" "$2"
 }
 
 # expect_written NAME MD5 records, before a write, that MD5 is about to be
 # live, keeping the hash that is live now: killed half way, the next apply
-# knows either file for ours.
+# knows either file for ours. Nothing to record when MD5 is already all
+# state/written/NAME says (a boot that puts our file back).
 expect_written() {
 	written_lines "$1"
 	ew_old=${WL%% *}
-	if [ -n "$ew_old" ] && [ "$ew_old" != "$2" ]; then
+	case $ew_old in
+	"$2") case $WL in "$2") return 0 ;; esac ;;
+	?*)
 		set_written "$1" "$2" "$ew_old"
-	else
-		set_written "$1" "$2"
-	fi
+		return
+		;;
+	esac
+	set_written "$1" "$2"
 }
 
 forget_written() { # NAME
+	touched "$STATE/written/$1"
 	[ -f "$STATE/written/$1" ] || [ -L "$STATE/written/$1" ] || return 0
 	rm -f "$STATE/written/$1"
 	log INFO "not managed any more" target="$1"
@@ -66,7 +74,7 @@ held_read() {
 	HELD_HASH=
 	HELD_WORD=
 	HELD_REASON=
-	! [ -L "$STATE/held/$1" ] && [ -f "$STATE/held/$1" ] || return 0
+	plain "$STATE/held/$1" || return 0
 	{
 		read -r HELD_HASH
 		IFS= read -r HELD_WORD
@@ -77,6 +85,7 @@ held_read() {
 # held_set NAME HASH WORD REASON holds the sources of NAME until they give
 # another target; held_set NAME "" releases them.
 held_set() {
+	touched "$STATE/held/$1"
 	if [ -z "$2" ]; then
 		[ -f "$STATE/held/$1" ] || [ -L "$STATE/held/$1" ] || return 0
 		rm -f "$STATE/held/$1"
@@ -96,10 +105,12 @@ HELD
 # ---- writing a target ------------------------------------------------------------
 
 # write_target NAME LIVE SRC writes SRC over LIVE atomically: a copy in the
-# target's own folder with LIVE's mode and owner, then a rename.
+# target's own folder with LIVE's mode and owner, then a rename. (The
+# target's folder is the firmware's, root's own: a staging file left
+# there by a killed apply is simply written over.)
 write_target() {
 	wt_tmp=${2%/*}/.userscript-new.$1
-	rm -f "$wt_tmp"
+	touched "$2"
 	if ! stage_like "$3" "$2" "$wt_tmp" || ! mv -f "$wt_tmp" "$2"; then
 		rm -f "$wt_tmp"
 		return 1
@@ -110,21 +121,23 @@ write_target() {
 # LIVE (a 0600 smb.conf stays 0600), or with the profile's mode (TMODE)
 # when there is no LIVE yet.
 stage_like() {
-	if [ -f "$2" ]; then
+	if plain "$2"; then
 		cp -p "$2" "$3" && cat "$1" >"$3"
 		return
 	fi
+	rm -f "$3"
+	mode_umask "$TMODE"
 	(
-		umask "$(mode_umask "$TMODE")"
+		umask "$MU"
 		cp "$1" "$3"
 	)
 }
 
-# mode_umask MODE prints the umask that gives a new file MODE (0644: 022).
+# mode_umask MODE sets MU to the umask that gives a new file MODE (0644: 022).
 mode_umask() {
 	mu_m=${1#0}
 	mu_out=0
-	while [ -n "$mu_m" ]; do
+	while case $mu_m in '') false ;; esac; do
 		mu_d=${mu_m%"${mu_m#?}"}
 		mu_m=${mu_m#?}
 		case $mu_d in
@@ -134,23 +147,120 @@ mode_umask() {
 		*) mu_out=${mu_out}6 ;;
 		esac
 	done
-	echo "$mu_out"
+	MU=$mu_out
 }
 
-# status_word NAME prints the status: word of conf.d/NAME.status.
+# status_word NAME sets SW to the status: word of conf.d/NAME.status
+# (empty without one), read in the shell: the look (quick.sh) or a `[`
+# says first that it is a plain file, never a FIFO that would block.
 status_word() {
-	if [ -L "$CONF/$1.status" ] || ! [ -f "$CONF/$1.status" ]; then
+	SW=
+	sw_f=$CONF/$1.status
+	if looked "$sw_f"; then
+		case $LR_MODE in -*) ;; *) return 0 ;; esac
+	elif [ -L "$sw_f" ] || ! [ -f "$sw_f" ]; then
 		return 0
 	fi
-	sed -n "s/^status: \(.*\)$CR\$/\1/p" "$CONF/$1.status" | head -n 1
+	{ IFS= read -r SW <"$sw_f"; } 2>/dev/null
+	case $SW in "status: "*) ;; *)
+		SW=
+		return 0
+		;;
+	esac
+	SW=${SW#status: }
+	# the CR of the line's end
+	SW=${SW%?}
 }
 
-# ---- per-target result fields (state/tmp/NAME.f) --------------------------
+# ---- per-target reports --------------------------------------------------------
+#
+# A report holds the fields of one status file while an apply runs: RP_N
+# ("KEY VALUE" lines; N from rp_key), the names with a report in REPORTS.
+# Kept in the shell, not in files: on BusyBox 1.00 every echo is a process.
+
+# rp_key NAME sets RK, the number of NAME's report variable.
+rp_key() {
+	case $RKEYS in
+	*" $1="*)
+		RK=${RKEYS#*" $1="}
+		RK=${RK%% *}
+		;;
+	*)
+		RKN=$((RKN + 1))
+		RK=$RKN
+		RKEYS="$RKEYS $1=$RK "
+		;;
+	esac
+}
+
+# rp_new NAME starts an empty report for NAME.
+rp_new() {
+	rp_key "$1"
+	eval "RP_$RK="
+	case " $REPORTS " in *" $1 "*) ;; *) REPORTS="$REPORTS $1" ;; esac
+}
+
+# rp_drop NAME: NAME gets no status file from this apply.
+rp_drop() {
+	case " $REPORTS " in *" $1 "*) ;; *) return 0 ;; esac
+	rp_key "$1"
+	eval "RP_$RK="
+	rd_o=
+	for rd_n in $REPORTS; do
+		case $rd_n in "$1") ;; *) rd_o="$rd_o $rd_n" ;; esac
+	done
+	REPORTS=$rd_o
+}
+
+# rp_has NAME is true when NAME has a report.
+rp_has() {
+	case " $REPORTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# rp_get NAME sets RPV to NAME's report.
+rp_get() {
+	rp_key "$1"
+	eval "RPV=\${RP_$RK:-}"
+}
 
 # fset NAME KEY VALUE records a status field; the last value of a key wins,
-# warnings, notes and settings add up.
+# warnings, notes and settings add up. A value goes on one line, as the Go
+# engine writes it: white space at its ends dropped, each line end " | ".
 fset() {
-	echo "$2 $3" >>"$WORK/$1.f"
+	rp_has "$1" || rp_new "$1"
+	fs_v=$3
+	case $fs_v in *"$NL"* | *"$CR"* | [" $TAB"]* | *[" $TAB"]) one_line "$fs_v" && fs_v=$OL ;; esac
+	fs_l="$2 $fs_v$NL"
+	rp_key "$1"
+	eval "RP_$RK=\$RP_$RK\$fs_l"
+}
+
+# one_line TEXT sets OL to TEXT trimmed, CRLF and LF as " | ", CR as " ".
+one_line() {
+	trim "$1"
+	OL=
+	ol_r=$TR
+	while :; do
+		case $ol_r in
+		*"$CR$NL"*)
+			OL="$OL${ol_r%%"$CR$NL"*} | "
+			ol_r=${ol_r#*"$CR$NL"}
+			;;
+		*"$NL"*)
+			OL="$OL${ol_r%%"$NL"*} | "
+			ol_r=${ol_r#*"$NL"}
+			;;
+		*) break ;;
+		esac
+	done
+	OL=$OL$ol_r
+	while :; do
+		case $OL in
+		*"$CR"*) OL="${OL%%"$CR"*} ${OL#*"$CR"}" ;;
+		*) break ;;
+		esac
+	done
 }
 
 refuse() { # NAME FILE REASON TODO
@@ -170,7 +280,8 @@ failed() { # NAME REASON TODO
 
 # ---- status files -----------------------------------------------------------------
 
-# render NAME WITH_TIME prints the status file for NAME (CRLF).
+# render NAME WITH_TIME sets ST to the status file for NAME (CRLF lines)
+# and r_status to its word.
 render() {
 	r_status=
 	r_file=
@@ -180,7 +291,14 @@ render() {
 	r_reason=
 	r_todo=
 	r_gen=
-	while read -r r_k r_v; do
+	r_more=
+	rp_get "$1"
+	set -f
+	r_ifs=$IFS
+	IFS=$NL
+	for r_l in $RPV; do
+		r_k=${r_l%% *}
+		r_v=${r_l#* }
 		case $r_k in
 		status) r_status=$r_v ;;
 		file) r_file=$r_v ;;
@@ -191,7 +309,8 @@ render() {
 		todo) r_todo=$r_v ;;
 		generation) r_gen=$r_v ;;
 		esac
-	done <"$WORK/$1.f"
+	done
+	ST=
 	line status "$r_status"
 	line file "$r_file"
 	line target "$r_target"
@@ -199,21 +318,24 @@ render() {
 	line validated "$r_validated"
 	line reason "$r_reason"
 	for r_kind in warning note setting; do
-		while read -r r_k r_v; do
-			[ "$r_k" = "$r_kind" ] && line "$r_kind" "$r_v"
-		done <"$WORK/$1.f"
+		for r_l in $RPV; do
+			case $r_l in "$r_kind "*) line "$r_kind" "${r_l#* }" ;; esac
+		done
 	done
+	IFS=$r_ifs
+	set +f
 	line generation "$r_gen"
-	[ "$2" = yes ] && line time "$STIME"
-	if [ -n "$r_todo" ]; then
-		echo "$CR"
+	case $2 in yes) line time "$STIME" ;; esac
+	case $r_todo in ?*)
+		ST="$ST$CR$NL"
 		line "what to do" "$r_todo"
-	fi
+		;;
+	esac
 	return 0
 }
 
 line() {
-	[ -z "$2" ] || echo "$1: $2$CR"
+	case $2 in ?*) ST="$ST$1: $2$CR$NL" ;; esac
 }
 
 # write_status NAME rewrites conf.d/NAME.status only when a line other
@@ -222,15 +344,22 @@ write_status() {
 	ws_dst=$CONF/$1.status
 	# render sets r_status, which apply prints, also when the file is
 	# skipped.
-	render "$1" no >"$WORK/$1.cmp"
+	render "$1" no
 	if [ -L "$ws_dst" ] || { [ -e "$ws_dst" ] && ! [ -f "$ws_dst" ]; }; then
 		log WARN "not writing a status file over a link, folder or FIFO; skipped it" file="conf.d/$1.status"
 		return 0
 	fi
+	ws_old=
+	ws_any=
 	if [ -f "$ws_dst" ]; then
-		sed -e '/^time: /d' "$ws_dst" >"$WORK/$1.old"
-		cmp -s "$WORK/$1.cmp" "$WORK/$1.old" && return 0
+		while IFS= read -r ws_l || case $ws_l in '') false ;; esac; do
+			ws_any=yes
+			case $ws_l in "time: "*) continue ;; esac
+			ws_old="$ws_old$ws_l$NL"
+		done <"$ws_dst"
+		case $ws_any:$ws_old in "yes:$ST") return 0 ;; esac
 	fi
-	render "$1" yes >"$WORK/$1.st"
-	mv -f "$WORK/$1.st" "$ws_dst"
+	render "$1" yes
+	need_work || return 0
+	echo "${ST%"$NL"}" >"$WORK/$1.st" && mv -f "$WORK/$1.st" "$ws_dst"
 }

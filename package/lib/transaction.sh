@@ -13,20 +13,27 @@
 transact() {
 	TX_KIND=$1
 	TX_FROM=$2
+	TXN_RAN=yes
 	TX_REJECTED=
 	WRITTEN=
 	TX_ID=
-	: >"$WORK/rejected"
+	TX_REJ=
 	if ! journal; then
 		for tx_n in $OUTS; do
 			failed "$tx_n" "the change could not be recorded in state/gen, so nothing was changed (is the data disk full?)" \
 				"the live file was not changed; check the data disk's free space, then save the source again"
 		done
-		[ -z "$G_ID" ] || rm -rf "$(id_dir "$G_ID")"
+		case $G_ID in ?*)
+			id_dir "$G_ID"
+			rm -rf "$ID_DIR"
+			;;
+		esac
 		return 1
 	fi
 	if write_all; then
-		for tx_s in $(tx_services); do
+		tx_services
+		log_flush
+		for tx_s in $SORTED; do
 			restart_and_prove "$tx_s"
 		done
 	fi
@@ -39,13 +46,15 @@ transact() {
 # does the same again.
 journal() {
 	jn_same=
-	if [ "$TX_KIND" = apply ] && [ -n "$OUTS" ] && [ -z "$NOSRC" ] && last_committed; then
-		jn_same=yes
+	case $TX_KIND:$NOSRC in apply:) case $OUTS in ?*) last_committed && jn_same=yes ;; esac ;; esac
+	case $jn_same in yes)
 		for jn_n in $OUTS; do
 			hv "$WHS" "$jn_n"
-			[ "$(gen_file_hash "$jn_n")" = "$HV" ] || jn_same=
+			gen_file_hash "$jn_n" || GFH=
+			case $GFH in "$HV") ;; *) jn_same= ;; esac
 		done
-	fi
+		;;
+	esac
 	# (last_committed read a generation into the G_ variables.)
 	G_ID=''
 	G_KIND=$TX_KIND
@@ -55,11 +64,13 @@ journal() {
 	G_CHANGED=''
 	G_RESTARTED=''
 	G_REJECTED=''
-	if [ -n "$jn_same" ]; then
+	case $jn_same in yes)
 		TX_ID=$LC_ID
 		return 0
-	fi
+		;;
+	esac
 	[ -n "$OUTS" ] || return 0
+	need_work || return 1
 	gen_next
 	TX_ID=$G_ID
 	stamp_now
@@ -71,14 +82,19 @@ journal() {
 		profile_target "$jn_n"
 		if in_list "$OUTS" "$jn_n"; then
 			in_list "$NOSRC" "$jn_n" && continue
-			jn_f=$WORK/$jn_n.target
+			src_of "$jn_n"
+			jn_f=$SO
 			hv "$WHS" "$jn_n"
 		else
 			written_lines "$jn_n"
 			# shellcheck disable=SC2015 # C when A or B fails, on purpose
-			[ -n "$WL" ] && [ -f "$ROOT$TPATH" ] || continue
+			[ -n "$WL" ] && plain "$ROOT$TPATH" || continue
 			jn_f=$ROOT$TPATH
-			hv "$LHS" "$jn_n" || HV=$(md5 "$jn_f")
+			if ! hv "$LHS" "$jn_n"; then
+				h_of "$jn_f"
+				HV=$H
+				case $H in '') md5 "$jn_f" && HV=$MD5 ;; esac
+			fi
 			[ "$HV" = "${WL%% *}" ] || continue
 		fi
 		echo "$jn_n $TPATH $HV $(file_size "$jn_f") $jn_f" >>"$WORK/gen.files"
@@ -96,7 +112,8 @@ write_all() {
 		hv "$WHS" "$wa_n"
 		wa_h=$HV
 		in_list "$NOSRC" "$wa_n" || expect_written "$wa_n" "$wa_h"
-		if ! mkdir -p "${wa_live%/*}" 2>/dev/null || ! write_target "$wa_n" "$wa_live" "$WORK/$wa_n.target"; then
+		src_of "$wa_n"
+		if ! { in_list "$LIVEOK" "$wa_n" || mkdir -p "${wa_live%/*}" 2>/dev/null; } || ! write_target "$wa_n" "$wa_live" "$SO"; then
 			failed "$wa_n" "could not write $TPATH" "the live file was not changed; check the device's free space and permissions, then save the source again"
 			for wa_w in $WRITTEN; do
 				put_back "$wa_w"
@@ -123,10 +140,12 @@ put_back() {
 	profile_target "$1"
 	pb_live=$ROOT$TPATH
 	if in_list "$LIVEOK" "$1"; then
-		write_target "$1" "$pb_live" "$WORK/$1.prev" || log ERROR "put back" target="$1" reason="$TPATH could not be written"
+		prev_of "$1"
+		write_target "$1" "$pb_live" "$PO" || log ERROR "put back" target="$1" reason="$TPATH could not be written"
 		hv "$LHS" "$1"
 		remember_written "$1" "$HV"
 	else
+		touched "$pb_live"
 		rm -f "$pb_live"
 		forget_written "$1"
 	fi
@@ -135,38 +154,31 @@ put_back() {
 	WRITTEN=$pb_w
 }
 
-# tx_services prints the services to restart, sorted: those of the
+# tx_services sets SORTED to the services to restart: those of the
 # written targets, and those an interrupted transaction left behind.
 tx_services() {
 	ts_all=$RESTART_ANYWAY
 	for ts_n in $WRITTEN; do
 		profile_target "$ts_n"
-		[ "$TSVC" = - ] || in_list "$ts_all" "$TSVC" || ts_all="$ts_all $TSVC"
+		case $TSVC in -) continue ;; esac
+		in_list "$ts_all" "$TSVC" || ts_all="$ts_all $TSVC"
 	done
 	RESTART_ANYWAY=
 	# shellcheck disable=SC2086 # one word a service
 	sorted $ts_all
 }
 
-# sorted WORD... prints the words in byte order, one a line.
+# sorted WORD... sets SORTED to the words (services) in byte order, Go's
+# order: lib/profile lists its services sorted, so they are taken in its
+# order (once each); a word it does not list comes last.
 sorted() {
-	so_out=
-	for so_w in "$@"; do
-		so_new=
-		so_done=
-		for so_o in $so_out; do
-			# BusyBox's test compares strings with < (byte order, like Go's sort).
-			# shellcheck disable=SC3012
-			if [ -z "$so_done" ] && [ "$so_w" \< "$so_o" ]; then
-				so_new="$so_new $so_w"
-				so_done=yes
-			fi
-			so_new="$so_new $so_o"
-		done
-		[ -n "$so_done" ] || so_new="$so_new $so_w"
-		so_out=$so_new
+	SORTED=
+	for so_s in $SVCS; do
+		case " $* " in *" $so_s "*) SORTED="$SORTED $so_s" ;; esac
 	done
-	for so_w in $so_out; do echo "$so_w"; done
+	for so_w in "$@"; do
+		case " $SORTED " in *" $so_w "*) ;; *) SORTED="$SORTED $so_w" ;; esac
+	done
 }
 
 # restart_and_prove SERVICE restarts a service and, when it was serving
@@ -181,15 +193,13 @@ restart_and_prove() {
 	restart_svc "$1"
 	G_RESTARTED="$G_RESTARTED${G_RESTARTED:+ }$1"
 	rp_why=
-	if [ "$X_RC" -ne 0 ]; then
-		rp_why=$X_WHY
-	elif [ -n "$rp_serving" ]; then
-		prove "$1" "$rp_pids" || rp_why="$1 did not prove healthy: $PROVE_WHY"
-	else
-		log INFO "service was not serving before the restart; judged by its exit code" service="$1"
-	fi
-	[ -n "$rp_why" ] || return 0
-	echo "$1 $rp_why" >>"$WORK/rejected"
+	case $X_RC:$rp_serving in
+	0:yes) prove "$1" "$rp_pids" || rp_why="$1 did not prove healthy: $PROVE_WHY" ;;
+	0:*) log INFO "service was not serving before the restart; judged by its exit code" service="$1" ;;
+	*) rp_why=$X_WHY ;;
+	esac
+	case $rp_why in '') return 0 ;; esac
+	TX_REJ="$TX_REJ$1 $rp_why$NL"
 	TX_REJECTED=yes
 	reject "$1" "$rp_why"
 }
@@ -229,25 +239,40 @@ reject() {
 # the held sources of what went live are released, the statuses name the
 # generation, and old generations are pruned.
 finish() {
-	if [ -n "$G_ID" ] && [ "$G_RESULT" = pending ]; then
+	case $G_ID:$G_RESULT in
+	?*:pending)
 		G_RESULT=ok
-		if [ -s "$WORK/rejected" ]; then
+		case $TX_REJ in ?*)
 			G_RESULT=rejected
 			G_NOTE=
-			# shellcheck disable=SC2046 # one word a service
-			for fi_s in $(sorted $(sed 's/ .*//' "$WORK/rejected")); do
-				G_NOTE="$G_NOTE${G_NOTE:+; }$(sed -n "s/^$fi_s //p" "$WORK/rejected")"
+			fi_svcs=
+			set -f
+			fi_ifs=$IFS
+			IFS=$NL
+			for fi_l in $TX_REJ; do fi_svcs="$fi_svcs ${fi_l%% *}"; done
+			IFS=$fi_ifs
+			# shellcheck disable=SC2086 # one word a service
+			sorted $fi_svcs
+			for fi_s in $SORTED; do
+				IFS=$NL
+				for fi_l in $TX_REJ; do
+					case $fi_l in "$fi_s "*) G_NOTE="$G_NOTE${G_NOTE:+; }${fi_l#* }" ;; esac
+				done
+				IFS=$fi_ifs
 			done
-		fi
-	fi
-	[ -z "$G_ID" ] || gen_write || log ERROR "state/gen: could not record the result of generation $G_ID"
+			set +f
+			;;
+		esac
+		;;
+	esac
+	case $G_ID in ?*) gen_write || log ERROR "state/gen: could not record the result of generation $G_ID" ;; esac
 	for fi_n in $WRITTEN; do
-		if [ -n "$G_ID" ] && [ "$G_KIND" = apply ] && ! in_list "$RESTORE" "$fi_n"; then
-			held_set "$fi_n" ""
-		fi
+		case $G_ID:$G_KIND in
+		?*:apply) in_list "$RESTORE" "$fi_n" || held_set "$fi_n" "" ;;
+		esac
 		fset "$fi_n" generation "$TX_ID"
 	done
-	[ -n "$G_ID" ] || return 0
+	case $G_ID in '') return 0 ;; esac
 	log INFO "$G_KIND" generation="$G_ID" from="$G_FROM" changed="$G_CHANGED" restarted="$G_RESTARTED" result="$G_RESULT"
 	fi_keep="$G_ID $G_CHANGED:$G_RESTARTED"
 	gen_prune

@@ -26,7 +26,8 @@ is_tuning() {
 # had changed. Like the Go engine, it never changes apply's exit code: the
 # status files say what failed.
 tune() {
-	[ -n "$TUNE" ] || tune_active || return 0
+	case $TUNE in '') tune_active || return 0 ;; esac
+	need_work || return 0
 	tune_load
 	: >"$WORK/tu.set"
 	TU_REPORTS=
@@ -49,7 +50,7 @@ tune() {
 
 # tune_active is true when state/tuning.json remembers a value to put back.
 tune_active() {
-	! [ -L "$STATE/tuning.json" ] && [ -f "$STATE/tuning.json" ] && grep -q '^  "' "$STATE/tuning.json"
+	plain "$STATE/tuning.json" && grep -q '^  "' "$STATE/tuning.json"
 }
 
 # tune_source FILE reads conf.d/FILE into WORK/tu.set ("FILE LINE KIND KEY
@@ -62,7 +63,7 @@ tune_source() {
 	*" $1 "*) ;;
 	*)
 		for tsr_s in $SOURCES; do
-			rm -f "$WORK/$tsr_sn.f"
+			rp_drop "$tsr_sn"
 			fset "$tsr_sn" status REFUSED
 			fset "$tsr_sn" file "conf.d/$tsr_s"
 			fset "$tsr_sn" reason "conf.d/$tsr_s: $1 takes the whole file, not .add or .merge"

@@ -54,7 +54,8 @@ validate_testparm() {
 		refuse "$1" "$FIRST" "$vt_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
 		return 1
 	fi
-	if [ -n "$STRICT" ] && grep -q '^warning ' "$WORK/$1.f"; then
+	rp_get "$1"
+	if [ -n "$STRICT" ] && case $NL$RPV in *"${NL}warning "*) true ;; *) false ;; esac; then
 		refuse "$1" "$FIRST" "testparm -s warns about it and strict = true in userscript.toml" "fix the lines the warnings name, or set strict = false"
 		return 1
 	fi
