@@ -1,59 +1,91 @@
 #!/bin/sh
-# Measures the sh engine on a fake IB-NAS4220-B root with three targets
-# (smb.conf, proftpd.conf, exports), each with a replacement in conf.d,
-# restart scripts that only log, no validator installed:
-#   - boot apply: the ROM's files are live again, the sources are what the
-#     last generation committed; wall time against a bare `cp` of the same
-#     three files onto their targets (three cp processes, as the
-#     community's workaround script does), the median of RUNS;
-#   - processes (fork/clone + exec, counted with strace -f) of a full boot
-#     apply and of an apply that changes nothing.
-# Once with Debian's busybox and once with each old BusyBox found in
-# ../shared/busybox-old (or $USERSCRIPT_BUSYBOX_OLD). Prints one line each.
+# What an apply costs the sh engine, on the fake IB-NAS4220-B root of
+# bench/apply.sh (the same three targets, sources, userscript.toml, rc.d
+# scripts that only exit, and the same baseline: three `cp` of the same
+# files), under Debian's busybox and each old BusyBox found in
+# ../shared/busybox-old (or $USERSCRIPT_BUSYBOX_OLD). One line each:
 #
-#   sh bench/shapply.sh [RUNS]     (default 20; needs strace and GNU date)
+#   boot_ms    a boot apply: the ROM was restored, conf.d already
+#              committed (what every reboot costs), the median of RUNS
+#   cp_ms      three bare `cp` of the same files, the median of RUNS
+#   ratio      boot_ms / cp_ms
+#   boot_procs processes one boot apply creates (fork/clone/vfork: every
+#              process that is not the engine's own shell, whether it
+#              execs an applet or not), counted as the files of
+#              `strace -ff` minus one
+#   full_procs the same for an apply where every target changed
+#              (validate, journal, write, restart, commit)
+#   noop_procs the same for an apply where nothing changed
+#   restart    the processes of the three restart scripts themselves
+#              (their shell and what it runs): the floor of boot_procs
+#
+# The engine runs with a PATH holding only the applets of DESIGN.md; no
+# validator is installed (full_procs would add testparm's and
+# proftpd's own processes).
+#
+#   sh bench/shapply.sh [RUNS]     (default 21; needs strace for the counts)
 set -eu
-runs=${1:-20}
+runs=${1:-21}
 top=$(cd "$(dirname "$0")/.." && pwd)
 old=${USERSCRIPT_BUSYBOX_OLD:-$top/../shared/busybox-old}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/userscript" "$top/cmd/userscript"
-strace=$(command -v strace)
+go build -tags noclients -o "$tmp/userscript" "$top/cmd/userscript"
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-setup() { # DIR
-	r=$1/root a=$1/app
-	mkdir -p "$r/system/hddapp/etc/samba" "$r/system/hddapp/etc/rc.d" "$r/etc" "$r/rom" "$a/conf.d" "$a/lib"
+setup() { # DIR: the root, the ROM and the app dir of bench/apply.sh
+	d=$1
+	root=$d/root app=$d/app rom=$d/rom
+	rc=$root/system/hddapp/etc/rc.d
+	mkdir -p "$rom" "$rc" "$root/system/hddapp/etc/samba" "$root/etc" "$app/conf.d" "$app/lib"
+	printf '[global]\n\tworkgroup = ROM\n' >"$rom/smb.conf"
+	printf '/mnt/ide1/public *(ro)\n' >"$rom/exports"
+	printf 'ServerName "ROM"\n' >"$rom/proftpd.conf"
 	for s in S80samba.sh S85nfs.sh S91proftpd.sh; do
-		printf '#!/bin/sh\necho "%s $*" >>%s/restarts.log\n' "$s" "$r" >"$r/system/hddapp/etc/rc.d/$s"
-		chmod 755 "$r/system/hddapp/etc/rc.d/$s"
+		printf '#!/bin/sh\nexit 0\n' >"$rc/$s"
+		chmod +x "$rc/$s"
 	done
-	printf '[global]\n\tworkgroup = ROM\n' >"$r/rom/smb.conf"
-	printf 'ServerName "ROM"\n' >"$r/rom/proftpd.conf"
-	printf '/mnt/ide1/public *(ro)\n' >"$r/rom/exports"
-	i=0
-	while [ $i -lt 40 ]; do
-		printf '[share%d]\n\tpath = /mnt/ide1/public/s%d\n\tread only = no\n' $i $i >>"$a/conf.d/smb.conf"
-		i=$((i + 1))
-	done
-	printf 'ServerName "HOME"\nUseReverseDNS off\nIdentLookups off\n' >"$a/conf.d/proftpd.conf"
-	printf '/mnt/ide1/public 192.168.1.0/24(rw,async,no_subtree_check)\n' >"$a/conf.d/exports"
-	cp "$top"/package/lib/*.sh "$a/lib/"
-	"$tmp/userscript" profiles --sh nas4220b >"$a/lib/profile"
-	echo bench >"$a/lib/version"
+	printf 'profile = "nas4220b"\n[services.samba]\nports = []\nprocess = ""\n[services.nfs]\nports = []\n[services.proftpd]\nports = []\nprocess = ""\n' >"$app/userscript.toml"
+	cp "$top"/package/lib/*.sh "$app/lib/"
+	"$tmp/userscript" profiles --sh nas4220b >"$app/lib/profile"
+	echo bench >"$app/lib/version"
 }
 
-rom() { # ROOT: the firmware's boot restores its files
-	cp "$1/rom/smb.conf" "$1/system/hddapp/etc/samba/smb.conf"
-	cp "$1/rom/proftpd.conf" "$1/system/hddapp/etc/proftpd.conf"
-	cp "$1/rom/exports" "$1/etc/exports"
+sources() { # APP TAG: three sources of a few KiB, as owners keep them
+	{
+		printf '[global]\n\tworkgroup = HOME%s\n\tsocket options = TCP_NODELAY IPTOS_LOWDELAY\n\tuse sendfile = yes\n' "$2"
+		i=0
+		while [ $i -lt 40 ]; do
+			printf '[share%d]\n\tpath = /mnt/ide1/public/s%d\n\tread only = no\n' $i $i
+			i=$((i + 1))
+		done
+	} >"$1/conf.d/smb.conf"
+	printf '/mnt/ide1/public *(rw,async,no_root_squash,no_subtree_check) # %s\n' "$2" >"$1/conf.d/exports"
+	printf 'ServerName "NAS%s"\nServerType standalone\nDefaultServer on\nPort 21\nUser nobody\nGroup nogroup\nUseSendfile on\n' "$2" >"$1/conf.d/proftpd.conf"
 }
 
-procs() { # strace output file: forks and execs
-	grep -c -E 'execve\(|(clone|fork|vfork)\(' "$1" || true
+restore_rom() { # DIR
+	cp "$1/rom/smb.conf" "$1/root/system/hddapp/etc/samba/smb.conf"
+	cp "$1/rom/exports" "$1/root/etc/exports"
+	cp "$1/rom/proftpd.conf" "$1/root/system/hddapp/etc/proftpd.conf"
+}
+
+copy() { # DIR
+	cp "$1/app/conf.d/smb.conf" "$1/root/system/hddapp/etc/samba/smb.conf"
+	cp "$1/app/conf.d/exports" "$1/root/etc/exports"
+	cp "$1/app/conf.d/proftpd.conf" "$1/root/system/hddapp/etc/proftpd.conf"
+}
+
+# procs DIR NAME CMD...: the processes CMD creates (strace -ff writes one
+# file per process; the first is CMD's own).
+procs() {
+	pd=$1/st-$2
+	shift 2
+	rm -rf "$pd" && mkdir -p "$pd"
+	strace -ff -qq -e trace=process -o "$pd/p" "$@" >/dev/null 2>&1 || true
+	echo $(($(ls "$pd" | wc -l) - 1))
 }
 
 one() { # TAG BUSYBOX
@@ -64,40 +96,38 @@ one() { # TAG BUSYBOX
 	for x in cat cp mv rm mkdir ln ls cmp grep sed sleep date kill ps find echo test '[' tr wc head tail md5sum sh; do
 		ln -sf "$2" "$bin/$x"
 	done
-	USERSCRIPT_ROOT="$d/root"
-	USERSCRIPT_APP="$d/app"
-	export USERSCRIPT_ROOT USERSCRIPT_APP
-	eng() { PATH=$bin "$bin/sh" "$d/app/lib/engine.sh" "$@" >/dev/null 2>&1 || true; }
-	rom "$d/root"
-	eng apply # the first apply: generation 1
-	t_cp=''
-	t_ap=''
+	eng() { env -i PATH="$bin" USERSCRIPT_ROOT="$d/root" USERSCRIPT_APP="$d/app" "$bin/sh" "$d/app/lib/engine.sh" apply; }
+	sources "$d/app" 0
+	restore_rom "$d"
+	eng >/dev/null 2>&1 || true # committed once
+	: >"$d/boot" && : >"$d/cp"
 	i=0
 	while [ $i -lt "$runs" ]; do
-		rom "$d/root"
-		t0=$(ms)
-		cp "$d/app/conf.d/smb.conf" "$d/root/system/hddapp/etc/samba/smb.conf"
-		cp "$d/app/conf.d/proftpd.conf" "$d/root/system/hddapp/etc/proftpd.conf"
-		cp "$d/app/conf.d/exports" "$d/root/etc/exports"
-		t1=$(ms)
-		rom "$d/root"
-		t2=$(ms)
-		eng apply
-		t3=$(ms)
-		t_cp="$t_cp $((t1 - t0))"
-		t_ap="$t_ap $((t3 - t2))"
+		restore_rom "$d"
+		t0=$(ms) && { eng >/dev/null 2>&1 || true; } && t1=$(ms)
+		echo $((t1 - t0)) >>"$d/boot"
+		restore_rom "$d"
+		t0=$(ms) && copy "$d" && t1=$(ms)
+		echo $((t1 - t0)) >>"$d/cp"
 		i=$((i + 1))
 	done
-	cp_ms=$(echo "$t_cp" | tr ' ' '\n' | sed '/^$/d' | median)
-	ap_ms=$(echo "$t_ap" | tr ' ' '\n' | sed '/^$/d' | median)
-	rom "$d/root"
-	PATH=$bin "$strace" -f -o "$d/full.st" "$bin/sh" "$d/app/lib/engine.sh" apply >/dev/null 2>&1 || true
-	PATH=$bin "$strace" -f -o "$d/noop.st" "$bin/sh" "$d/app/lib/engine.sh" apply >/dev/null 2>&1 || true
-	ratio=$(awk -v a="$ap_ms" -v c="$cp_ms" 'BEGIN { if (c < 1) c = 1; printf "%.1f", a / c }')
-	echo "busybox $1: boot_apply_ms=$ap_ms cp_ms=$cp_ms ratio=$ratio full_apply_procs=$(procs "$d/full.st") noop_apply_procs=$(procs "$d/noop.st")"
+	b=$(median <"$d/boot") c=$(median <"$d/cp")
+	line="busybox $1: boot_ms=$b cp_ms=$c ratio=$(awk -v a="$b" -v b="$c" 'BEGIN {printf "%.1f", a / (b ? b : 1)}')"
+	if command -v strace >/dev/null 2>&1; then
+		restore_rom "$d"
+		bp=$(procs "$d" boot env -i PATH="$bin" USERSCRIPT_ROOT="$d/root" USERSCRIPT_APP="$d/app" "$bin/sh" "$d/app/lib/engine.sh" apply)
+		np=$(procs "$d" noop env -i PATH="$bin" USERSCRIPT_ROOT="$d/root" USERSCRIPT_APP="$d/app" "$bin/sh" "$d/app/lib/engine.sh" apply)
+		sources "$d/app" x
+		fp=$(procs "$d" full env -i PATH="$bin" USERSCRIPT_ROOT="$d/root" USERSCRIPT_APP="$d/app" "$bin/sh" "$d/app/lib/engine.sh" apply)
+		rp=$(procs "$d" rc sh -c "for s in S80samba.sh S85nfs.sh S91proftpd.sh; do $d/root/system/hddapp/etc/rc.d/\$s restart; done")
+		line="$line boot_procs=$bp full_procs=$fp noop_procs=$np restart=$rp"
+	fi
+	echo "$line"
 }
 
 one debian "$(command -v busybox)"
 for tag in 1_00 1_2_0 1_7_2; do
-	[ -x "$old/$tag/busybox" ] && one "$tag" "$old/$tag/busybox"
+	if [ -x "$old/$tag/busybox" ]; then
+		one "$tag" "$old/$tag/busybox"
+	fi
 done

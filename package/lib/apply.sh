@@ -43,6 +43,41 @@ prev_of() {
 	return 0
 }
 
+# tune_parts applies kernel tuning (tuning.sh, kernel.sh, tunestate.sh).
+tune_parts() {
+	chars
+	part tuning
+	part kernel
+	part tunestate
+	tune
+}
+
+# newest_pending is true when the newest generation is still pending: a
+# transaction was interrupted (rollback.sh recover).
+newest_pending() {
+	gen_dirs
+	np_last=
+	for np_i in $GENS; do np_last=$np_i; done
+	case $np_last in '') return 1 ;; esac
+	gen_read "$np_last" || return 1
+	case $G_RESULT in pending) return 0 ;; esac
+	return 1
+}
+
+# run_fresh forgets what an earlier apply of this process (the poller)
+# read and wrote: every apply looks afresh.
+run_fresh() {
+	TOUCHED=' '
+	LOOKED=
+	GR_CACHED=
+	WL_CACHED=
+	STATE_DIRTY=
+	TBELIEF=
+	QUICK=
+	TSRC=
+	TPREV=
+}
+
 # need_work makes state/tmp, the apply's scratch folder, the first time
 # it is needed (an apply that changes nothing needs none).
 need_work() {
@@ -63,7 +98,7 @@ report_start() {
 	fset "$1" file "conf.d/${FIRST:-$1}"
 	fset "$1" target "$TPATH"
 	fset "$1" sources "$SOURCES"
-	[ -n "$SOURCES" ] || fset "$1" reason "no source in conf.d any more: the firmware's own file is live again"
+	case $SOURCES in '') fset "$1" reason "no source in conf.d any more: the firmware's own file is live again" ;; esac
 	notes_for "$1"
 }
 
@@ -91,6 +126,7 @@ ftype() {
 plan_item() {
 	profile_target "$1" || return 0
 	need_work || return 0
+	part validate
 	pi_live=$ROOT$TPATH
 	sources_of "$1"
 	report_start "$1"
@@ -129,7 +165,7 @@ plan_item() {
 		if [ -n "$WL" ] && [ -n "$LIVE_OK" ]; then
 			# Something else (the firmware, its web GUI) wrote over ours.
 			DRIFTED="$DRIFTED $1"
-			capture_drift "$1" "$pi_live"
+			case ${CAPTURE:-} in yes) capture_drift "$1" "$pi_live" ;; esac
 		fi
 	elif base_ok "$1"; then
 		pi_base=$STATE/base/$1
@@ -326,11 +362,8 @@ slow_wants() {
 		done
 		in_list "$SOURCES" "$sw_n" || sw_files="$sw_files $STATE/base/$sw_n"
 	done
-	sw_look=$MD5S
 	# shellcheck disable=SC2086 # paths without blanks
 	md5_bounded "$MD5_TIMEOUT" $sw_files
-	sw_read=$MD5S
-	MD5S=$sw_look
 	for sw_e in $SLOW; do
 		sw_n=${sw_e%%:*}
 		sources_of "$sw_n"
@@ -338,16 +371,13 @@ slow_wants() {
 		for sw_s in $SOURCES; do
 			h_of "$CONF/$sw_s"
 			sw_h=$H
-			MD5S=$sw_read
 			h_of "$WORK/$sw_s.n.raw"
-			MD5S=$sw_look
-			case $sw_h in "$H") ;; *) continue 2 ;; esac
+			case $sw_h in '' | *[!0-9a-f]*) continue 2 ;; "$H") ;; *) continue 2 ;; esac
 			sw_key="$sw_key $sw_s=$H"
 		done
 		if ! in_list "$SOURCES" "$sw_n"; then
-			MD5S=$sw_read
+			# hashed again: capturing the base may have changed it
 			h_of "$STATE/base/$sw_n"
-			MD5S=$sw_look
 			sw_key="$sw_key base=${H:-$EMPTY_MD5}"
 		fi
 		want_line "$sw_n" "${sw_e#*:}" "$sw_key"
@@ -371,12 +401,16 @@ unknown() { # NAME
 # was busy. When nothing changed since the last clean apply, it does
 # nothing (quick.sh).
 cmd_apply() {
+	run_fresh
 	profile_load
 	if apply_quick; then
 		return "$QUICK_RC"
 	fi
 	apply_begin || return $?
-	recover
+	if newest_pending; then
+		part rollback
+		recover
+	fi
 	scan
 	plan_all
 	for ap_n in $UNK; do
@@ -387,15 +421,19 @@ cmd_apply() {
 		;;
 	esac
 	# The services restart with the new kernel values in place.
-	tune
-	case $OUTS$RESTART_ANYWAY in ?*) transact apply 0 ;; esac
+	case $TUNE in '') plain "$STATE/tuning.json" && tune_parts ;; *) tune_parts ;; esac
+	case $OUTS$RESTART_ANYWAY in ?*)
+		part service
+		part transaction
+		transact apply 0
+		;;
+	esac
 	apply_end
 }
 
 # apply_begin checks the folders, reads the settings and takes the lock.
 apply_begin() {
 	ensure_dirs || return 1
-	chars
 	stamp_now
 	LOG_HOLD=yes
 	LOGBUF=
@@ -412,6 +450,8 @@ apply_begin() {
 		return 1
 	fi
 	WORK_MADE=
+	STATE_DIRTY=
+	TBELIEF=
 	TXN_RAN=
 	REPORTS=
 	RKEYS=' '
@@ -447,10 +487,9 @@ apply_end() {
 		write_status "${ae_n%.conf}"
 		ae_out "$ae_n: $r_status"
 	done
-	case ${TXN_RAN:-} in yes) ;; *) G_CHANGED= G_RESTARTED= ;; esac
+	case ${TXN_RAN:-} in yes) ;; *) G_CHANGED='' G_RESTARTED='' ;; esac
 	log INFO "apply done" changed="${G_CHANGED:-}" restarted="${G_RESTARTED:-}"
 	log_flush
-	outs_trim
 	case $WORK_MADE in yes) rm -rf "$WORK" ;; esac
 	fp_save "$ae_rc"
 	lock_release
@@ -468,6 +507,7 @@ ae_out() {
 # gone). Nothing is applied; the firmware's boot goes on. The status of
 # each source says why, where a status file can still be written.
 disk_trouble() {
+	chars
 	echo "userscript: $1: nothing was applied; the firmware's own files stay live" >&2
 	log ERROR "apply failed" reason="$1"
 	log_flush

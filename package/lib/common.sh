@@ -90,28 +90,118 @@ log_ok() {
 
 # looked PATH answers from the look an apply took (quick.sh: one `ls` of
 # the app's folders and the targets) instead of a `[` (a process on
-# BusyBox 1.00): it sets LR_MODE, LR_LINKS and LR_SIZE as ls showed PATH
-# (LR_MODE empty: not there). It is false when no look was taken.
+# BusyBox 1.00): it sets LR_MODE, LR_LINKS, LR_OWNER (uid:gid) and LR_SIZE
+# as ls showed PATH
+# (LR_MODE empty: not there). It is false when the look does not know
+# PATH (no look taken, or not in a folder it listed).
 looked() {
 	case ${LOOKED:-} in yes) ;; *) return 1 ;; esac
-	LR_MODE=
-	LR_LINKS=
-	LR_SIZE=
-	case $LOOK in
-	*"$NL$1 "*)
-		LR_MODE=${LOOK#*"$NL$1 "}
-		LR_MODE=${LR_MODE%%"$NL"*}
-		LR_SIZE=${LR_MODE##* }
-		LR_MODE=${LR_MODE% *}
-		LR_LINKS=${LR_MODE#* }
-		LR_MODE=${LR_MODE% *}
+	pvar "$1" || return 1
+	eval "LR_MODE=\${LK_$PV-}"
+	case $LR_MODE in
+	'')
+		# Not seen: not there, when the look listed its folder (or showed
+		# that folder missing).
+		eval "LR_MODE=\${LKK_$PVNS-}"
+		case $LR_MODE in yes) ;; *) return 1 ;; esac
+		LR_MODE=
+		LR_LINKS=
+		LR_OWNER=
+		LR_SIZE=
 		return 0
 		;;
 	esac
-	# Not seen: not there, when the look listed its folder (or showed
-	# that folder missing) or was given PATH itself.
-	case $LOOK_KNOWN in *" $1 "* | *" ${1%/*} "*) return 0 ;; esac
-	return 1
+	set -f
+	# shellcheck disable=SC2086 # the look's fields
+	set -- $LR_MODE
+	set +f
+	LR_MODE=$1
+	LR_LINKS=$2
+	LR_OWNER="$3:$4"
+	LR_SIZE=$5
+	return 0
+}
+
+# pvar PATH sets PV, the name (after LK_ or MH_) the look keeps PATH's
+# entry in, and PVNS, the name of its folder: one variable a path, since
+# ash takes quadratic time to search a long string. It fails for a path
+# outside the folders the look lists, or a name with other characters
+# than letters, digits and . _ -.
+pvar() {
+	case $1 in
+	"$CONF"/*) PVNS=C && pv_n=${1#"$CONF"/} ;;
+	"$WORK"/*) PVNS=K && pv_n=${1#"$WORK"/} ;;
+	"$STATE"/written/*) PVNS=W && pv_n=${1#"$STATE"/written/} ;;
+	"$STATE"/held/*) PVNS=H && pv_n=${1#"$STATE"/held/} ;;
+	"$STATE"/base/*) PVNS=B && pv_n=${1#"$STATE"/base/} ;;
+	"$STATE"/out/*) PVNS=O && pv_n=${1#"$STATE"/out/} ;;
+	"$STATE"/gen/*/files/*)
+		pv_n=${1#"$STATE"/gen/}
+		PVNS=F${pv_n%%/*}
+		pv_n=${pv_n#*/files/}
+		;;
+	"$STATE"/gen/*/*)
+		pv_n=${1#"$STATE"/gen/}
+		PVNS=D${pv_n%%/*}
+		pv_n=${pv_n#*/}
+		;;
+	"$STATE"/gen/*) PVNS=G && pv_n=${1#"$STATE"/gen/} ;;
+	"$STATE"/*) PVNS=S && pv_n=${1#"$STATE"/} ;;
+	"$LIB"/*) PVNS=L && pv_n=${1#"$LIB"/} ;;
+	"$APP"/*) PVNS=A && pv_n=${1#"$APP"/} ;;
+	*)
+		# a target
+		PVNS=T
+		pv_n=0
+		pv_i=0
+		pv_r="${TPATHS:-} "
+		while :; do
+			case $pv_r in
+			' ' | '') break ;;
+			' '*) pv_r=${pv_r# } ;;
+			esac
+			pv_i=$((pv_i + 1))
+			case $pv_r in "$1 "*)
+				pv_n=$pv_i
+				break
+				;;
+			esac
+			pv_r=${pv_r#* }
+		done
+		case $pv_n in 0) return 1 ;; esac
+		;;
+	esac
+	case $pv_n in */*) return 1 ;; esac
+	enc "$pv_n" || return 1
+	PV=${PVNS}_$EN
+}
+
+# enc NAME sets EN to NAME as a part of a variable name (. is _d, - _m,
+# _ _u), or fails for another character.
+enc() {
+	EN=
+	en_r=$1
+	while :; do
+		case $en_r in
+		*[!A-Za-z0-9]*)
+			en_p=${en_r%%[!A-Za-z0-9]*}
+			en_r=${en_r#"$en_p"}
+			en_c=${en_r%"${en_r#?}"}
+			en_r=${en_r#?}
+			case $en_c in
+			.) en_c=_d ;;
+			-) en_c=_m ;;
+			_) en_c=_u ;;
+			*) return 1 ;;
+			esac
+			EN=$EN$en_p$en_c
+			;;
+		*)
+			EN=$EN$en_r
+			return 0
+			;;
+		esac
+	done
 }
 
 # plain PATH is true when PATH is a regular file, not a link: answered by
@@ -131,6 +221,10 @@ plain() {
 # answers for it.
 touched() {
 	case ${TOUCHED:-} in *" $1 "*) ;; *) TOUCHED="${TOUCHED:- }$1 " ;; esac
+	case $1 in
+	"$STATE"/out/* | "$STATE"/lock.d/* | "$STATE"/log*) ;;
+	"$APP"/*) STATE_DIRTY=yes ;;
+	esac
 }
 
 # plain_slot PATH makes PATH free for a file of ours to be renamed onto
@@ -217,6 +311,11 @@ find_tool() {
 	return 1
 }
 
+# lower copies its input in lower case (ASCII).
+lower() {
+	tr ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz
+}
+
 # ---- run a command with a time limit ----------------------------------------
 
 # run_bounded SECONDS OUT ARGV... runs ARGV with its output appended to
@@ -224,11 +323,11 @@ find_tool() {
 # writing there, not into a pipe we wait on). After SECONDS it gets TERM,
 # 2 s later KILL, and the exit is 124; only ARGV is signalled, never the
 # daemons it started. No `timeout` applet is needed: a watchdog subshell
-# (dog) checks once a second and ends by itself when ARGV has ended. A
-# signal to the engine (init stop) does not cut ARGV short: `wait` is
-# simply entered again until ARGV has ended (BusyBox 1.5-1.8 lose a TERM
-# that comes during `wait`; nothing here depends on it). Three processes
-# besides ARGV's own: ARGV, the dog and its first sleep.
+# checks once a second. Under the apply lock one watchdog serves every
+# command of the apply (bound_share); otherwise each command has its own
+# (dog). A signal to the engine (init stop) does not cut ARGV short:
+# `wait` is simply entered again until ARGV has ended (BusyBox 1.5-1.8
+# lose a TERM that comes during `wait`; nothing here depends on it).
 run_bounded() {
 	rb_t=$1
 	rb_out=$2
@@ -236,22 +335,36 @@ run_bounded() {
 	: >"$rb_out" 2>/dev/null || rb_out=/dev/null
 	"$@" </dev/null >>"$rb_out" 2>&1 &
 	rb_pid=$!
-	dog "$rb_pid" "$rb_t" "$rb_out.timeout" </dev/null >/dev/null 2>&1 &
-	rb_dog=$!
+	rb_dog=
+	case ${LOCKED:-} in
+	yes)
+		bound_share "$rb_pid" "$rb_t"
+		rb_flag=$STATE/lock.d/timedout.$rb_pid
+		;;
+	*)
+		rb_flag=$rb_out.timeout
+		dog "$rb_pid" "$rb_t" "$rb_flag" </dev/null >/dev/null 2>&1 &
+		rb_dog=$!
+		;;
+	esac
 	while :; do
 		wait "$rb_pid"
 		rb_rc=$?
 		kill -0 "$rb_pid" 2>/dev/null || break
 	done
-	# The dog would end by itself within a second; end it now.
-	kill "$rb_dog" 2>/dev/null
-	rb_dog=
-	# A command the dog ended exits by TERM or KILL; only then is its
+	# A watchdog of its own would end by itself within a second; end it now.
+	case $rb_dog in ?*)
+		kill "$rb_dog" 2>/dev/null
+		wait "$rb_dog" 2>/dev/null
+		rb_dog=
+		;;
+	esac
+	# A command a watchdog ended exits by TERM or KILL; only then is its
 	# flag looked for.
 	case $rb_rc in
 	137 | 143)
-		if [ -f "$rb_out.timeout" ]; then
-			rm -f "$rb_out.timeout"
+		if [ -f "$rb_flag" ]; then
+			rm -f "$rb_flag"
 			return 124
 		fi
 		;;
@@ -273,6 +386,72 @@ dog() {
 	sleep 2
 	kill -9 "$1" 2>/dev/null
 	exit 0
+}
+
+# bound_share PID SECONDS puts PID under the apply's one watchdog: an empty
+# file state/lock.d/bound.PID.SECONDS says so (no process needed to tell
+# it); the watchdog is started the first time.
+bound_share() {
+	: >"$STATE/lock.d/bound.$1.$2"
+	case ${DOG:-} in
+	'')
+		dog_all "$$" </dev/null >/dev/null 2>&1 &
+		DOG=$!
+		;;
+	esac
+}
+
+# dog_all ENGINE (in a background subshell) is the apply's watchdog: once
+# a second it looks at state/lock.d/bound.PID.SECONDS and ends each PID
+# that has run longer than its SECONDS: TERM (state/lock.d/timedout.PID
+# made first), 2 s later KILL. It ends with the engine or the lock.
+dog_all() {
+	da_seen=' '
+	while :; do
+		sleep 1
+		kill -0 "$1" 2>/dev/null || exit 0
+		da_any=
+		for da_f in "$STATE"/lock.d/bound.*; do
+			case $da_f in *'*') break ;; esac
+			da_any=yes
+			da_b=${da_f##*/bound.}
+			da_p=${da_b%%.*}
+			da_t=${da_b#*.}
+			num "$da_p" || continue
+			num "$da_t" || continue
+			kill -0 "$da_p" 2>/dev/null || continue
+			da_n=0
+			case $da_seen in *" $da_p:"*)
+				da_n=${da_seen#*" $da_p:"}
+				da_n=${da_n%% *}
+				;;
+			esac
+			da_o=
+			for da_e in $da_seen; do
+				case $da_e in "$da_p:"*) ;; *) da_o="$da_o $da_e" ;; esac
+			done
+			da_n=$((da_n + 1))
+			da_seen="$da_o $da_p:$da_n "
+			case $((da_n - da_t)) in
+			1)
+				: >"$STATE/lock.d/timedout.$da_p"
+				kill "$da_p" 2>/dev/null
+				;;
+			3) kill -9 "$da_p" 2>/dev/null ;;
+			esac
+		done
+		case $da_any in '') [ -d "$STATE/lock.d" ] || exit 0 ;; esac
+	done
+}
+
+# bound_end ends the apply's watchdog.
+bound_end() {
+	case ${DOG:-} in ?*)
+		kill "$DOG" 2>/dev/null
+		wait "$DOG" 2>/dev/null
+		DOG=
+		;;
+	esac
 }
 
 # ---- lock (state/lock.d, shared with the Go engine) ------------------------
@@ -328,6 +507,7 @@ lock_take() {
 }
 
 lock_release() {
+	bound_end
 	rm -rf "$STATE/lock.d"
 	LOCKED=
 }

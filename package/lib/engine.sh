@@ -51,19 +51,25 @@ case $0 in
 */*) ENGINE_DIR=${0%/*} ;;
 *) ENGINE_DIR=. ;;
 esac
-for part in common settings sources validate targets history quick service transaction apply rollback poll tuning kernel tunestate; do
+# part NAME sources lib/NAME.sh once. An apply sources only what it
+# needs: the parts below at start, the others when they are used
+# (validate, service and transaction, rollback, poll, the tuning parts,
+# merge): reading the whole engine costs a 200 MHz CPU more than an
+# apply that changes nothing.
+PARTS=' '
+part() {
+	case $PARTS in *" $1 "*) return 0 ;; esac
 	# shellcheck source=/dev/null
-	. "$ENGINE_DIR/$part.sh" || {
-		echo "userscript: $ENGINE_DIR/$part.sh is missing: reinstall the package" >&2
+	. "$ENGINE_DIR/$1.sh" || {
+		echo "userscript: $ENGINE_DIR/$1.sh is missing: reinstall the package" >&2
 		exit 1
 	}
+	PARTS="$PARTS$1 "
+}
+
+for p in common settings sources targets history quick apply; do
+	part "$p"
 done
-# .merge fragments, where this package has the sh merge.
-MERGE_SH=
-if [ -f "$ENGINE_DIR/merge.sh" ]; then
-	# shellcheck source=/dev/null
-	. "$ENGINE_DIR/merge.sh" && MERGE_SH=yes
-fi
 
 setup() {
 	ROOT=${USERSCRIPT_ROOT:-/}
@@ -89,6 +95,7 @@ setup() {
 	STIME=
 	LOCKED=
 	rb_dog=
+	DOG=
 	PAUSED=''
 	DRIFTS=''
 	CAPTURE=''
@@ -218,13 +225,21 @@ cmd_probe() {
 	run_bounded 5 "$STATE/probe.out" "$1" version
 }
 
+# parts sources every part (the commands other than apply).
+parts() {
+	for p in validate service transaction rollback poll tuning kernel tunestate; do
+		part "$p"
+	done
+}
+
 main() {
 	setup
+	case ${1:-} in apply | version | words) ;; *) parts ;; esac
 	case ${1:-} in
 	apply)
 		cmd_apply
 		ma_rc=$?
-		[ "$ma_rc" -eq 75 ] && ma_rc=1
+		case $ma_rc in 75) ma_rc=1 ;; esac
 		exit "$ma_rc"
 		;;
 	rollback)

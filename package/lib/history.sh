@@ -51,9 +51,22 @@ gen_read() {
 	G_REPL=''
 	id_dir "$1"
 	gr_f=$ID_DIR/meta.json
-	plain "$gr_f" || return 1
+	# Read once a run (one cat; the shell's read takes a system call a
+	# byte), again after this run wrote it.
+	case " ${GR_CACHED:-} " in
+	*" $1 "*) eval "gr_text=\$GR_$1" ;;
+	*)
+		plain "$gr_f" || return 1
+		gr_text=$(cat "$gr_f" 2>/dev/null) || return 1
+		eval "GR_$1=\$gr_text"
+		GR_CACHED="${GR_CACHED:-} $1"
+		;;
+	esac
 	gr_sec=
-	while IFS= read -r gr_l; do
+	set -f
+	gr_ifs=$IFS
+	IFS=$NL
+	for gr_l in $gr_text; do
 		case $gr_l in
 		'  "id": '*) G_ID=${gr_l#*: } && G_ID=${G_ID%,} ;;
 		'  "time": '*) jv "$gr_l" && G_TIME=$JV ;;
@@ -77,7 +90,9 @@ gen_read() {
 			esac
 			;;
 		esac
-	done <"$gr_f"
+	done
+	IFS=$gr_ifs
+	set +f
 	num "$G_ID" && num "$G_FROM"
 }
 
@@ -168,6 +183,7 @@ md5() {
 # changed target that had a file, then meta.json. Nothing is written to a
 # target before it returns.
 gen_begin() {
+	STATE_DIRTY=yes
 	id_dir "$G_ID"
 	gb_d=$ID_DIR
 	rm -rf "$gb_d"
@@ -192,6 +208,9 @@ gen_begin() {
 # gen_write writes meta.json of G_ID from the G_ variables, WORK/gen.files
 # and WORK/gen.repl, aside and renamed into place.
 gen_write() {
+	chars
+	STATE_DIRTY=yes
+	GR_CACHED=
 	id_dir "$G_ID"
 	gw_d=$ID_DIR
 	json_str "$G_NOTE"
@@ -259,6 +278,9 @@ json_str() {
 # gen_mark ID RESULT NOTE REJECTED rewrites those three fields of an
 # existing generation (recovery), keeping every other line as it is.
 gen_mark() {
+	chars
+	STATE_DIRTY=yes
+	GR_CACHED=
 	id_dir "$1"
 	gm_f=$ID_DIR/meta.json
 	json_str "$3"
@@ -272,6 +294,8 @@ gen_mark() {
 # committed one: boot puts it back) and folders a killed journal left
 # without a meta.json.
 gen_prune() {
+	STATE_DIRTY=yes
+	GR_CACHED=
 	id_dir "$G_ID"
 	gp_cur=$ID_DIR
 	last_committed

@@ -211,10 +211,6 @@ kernel_error() {
 	esac
 }
 
-# lower copies its input in lower case (ASCII).
-lower() {
-	tr ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz
-}
 
 # same KIND CURRENT WANT: equal once blanks are normalised; a list with a
 # [selected] entry (an IO scheduler) equals that entry; irq masks compare as

@@ -37,16 +37,21 @@
 LOOK_MAX=200
 # EMPTY_MD5: the md5 of nothing (a missing file is an empty base).
 EMPTY_MD5=d41d8cd98f00b204e9800998ecf8427e
+# OUT_MAX: state/out/SERVICE.log is emptied over this many bytes (by the
+# next look).
+OUT_MAX=65536
 # MD5_TIMEOUT: seconds the look's md5sum may take.
 MD5_TIMEOUT=20
 
-# look takes the look (LOOK, LOOK_KNOWN for looked) and the lines of the
+# look takes the look (LK_* and LKK_* for looked) and the lines of the
 # fingerprint it gives: LK_S (conf.d's names, its sources' part) and
 # LK_R (status files and state folders). LOOKED is yes once it worked.
 look() {
 	LOOKED=
-	LOOK=$NL
-	LOOK_KNOWN=' '
+	for lk_v in ${LK_VARS:-}; do
+		unset "$lk_v"
+	done
+	LK_VARS=
 	LK_S=
 	LK_R=
 	LK_N=0
@@ -69,11 +74,13 @@ look() {
 	lk_ifs=$IFS
 	IFS=$NL
 	lk_dir=
+	lk_conf=
 	for lk_l in $lk_out; do
 		case $lk_l in
 		/*:)
 			lk_dir=${lk_l%:}
-			LOOK_KNOWN="$LOOK_KNOWN$lk_dir "
+			case $lk_dir in "$CONF") lk_conf=yes ;; esac
+			pvar "$lk_dir/x" && lk_known "$PVNS"
 			continue
 			;;
 		'' | 'total '*) continue ;;
@@ -91,7 +98,11 @@ look() {
 		*) lk_n=${lk_l##* } ;;
 		esac
 		case $lk_dir in '') lk_p=$lk_n ;; *) lk_p=$lk_dir/$lk_n ;; esac
-		LOOK="$LOOK$lk_p $2 $3 $6$NL"
+		if pvar "$lk_p"; then
+			lk_rec="$2 $3 $4 $5 $6"
+			eval "LK_$PV=\$lk_rec"
+			LK_VARS="$LK_VARS LK_$PV"
+		fi
 		case $lk_dir in
 		"$CONF")
 			ignored "$lk_n" && continue
@@ -110,19 +121,34 @@ look() {
 			case $lk_n in base | written | held | gen | tuning.json) LK_R="${LK_R}R $lk_f$NL" ;; esac
 			;;
 		"$STATE/written" | "$STATE/held" | "$STATE/base" | "$STATE/gen") LK_R="${LK_R}R $lk_f$NL" ;;
+		"$STATE/out")
+			# What a restart printed is emptied once over OUT_MAX (a daemon
+			# left writing into it): here, at the next look.
+			case $2:$6 in -*:*[!0-9]* | -*:) ;; -*:*)
+				case $((${#6} > 9)) in 1) : >"$lk_p" ;; *) case $(($6 > OUT_MAX)) in 1) : >"$lk_p" ;; esac ;; esac
+				;;
+			esac
+			;;
 		esac
 	done
 	IFS=$lk_ifs
 	set +f
-	case $LOOK_KNOWN in *" $CONF "*) ;; *) return 1 ;; esac
+	case $lk_conf in yes) ;; *) return 1 ;; esac
 	LOOKED=yes
 	# A folder the look was given but found missing holds nothing; a
 	# target it was given and did not show is not there.
+	lk_known T
 	for lk_p in "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/gen" "$STATE/out"; do
-		looked "$lk_p" && case $LR_MODE in '') LOOK_KNOWN="$LOOK_KNOWN$lk_p " ;; esac
+		looked "$lk_p" || continue
+		case $LR_MODE in '') pvar "$lk_p/x" && lk_known "$PVNS" ;; esac
 	done
-	LOOK_KNOWN="$LOOK_KNOWN${TPATHS# } "
 	return 0
+}
+
+# lk_known NS: the look knows every entry of the folder NS.
+lk_known() {
+	eval "LKK_$1=yes"
+	LK_VARS="$LK_VARS LKK_$1"
 }
 
 # quick_look takes the look and the hashes, and sets the fingerprint of
@@ -131,7 +157,6 @@ look() {
 # the apply may decide from them.
 quick_look() {
 	QUICK=
-	MD5S=$NL
 	FP_S=
 	FP_T=
 	FP_R=
@@ -218,26 +243,21 @@ target_line() {
 
 # h_of PATH sets H to PATH's md5 from the look (empty when not hashed).
 h_of() {
-	case $MD5S in
-	*"  $1$NL"*)
-		H=${MD5S%%"  $1$NL"*}
-		H=${H##*"$NL"}
-		;;
-	*) H= ;;
-	esac
+	H=
+	pvar "$1" || return 0
+	eval "H=\${MH_$PV-}"
 }
 
-# md5_bounded SECONDS FILE... sets MD5S to md5sum's lines (between
-# newlines); it fails when md5sum did not end in time.
+# md5_bounded SECONDS FILE... hashes the files (MH_*, h_of); it fails
+# when md5sum did not end in time.
 md5_bounded() {
 	mb_t=$1
 	shift
-	case $# in 0)
-		MD5S=$NL
-		return 0
-		;;
-	esac
-	MD5S=$(
+	for mb_f in "$@"; do
+		pvar "$mb_f" && unset "MH_$PV"
+	done
+	case $# in 0) return 0 ;; esac
+	mb_out=$(
 		md5sum "$@" 2>/dev/null &
 		mb_p=$!
 		dog "$mb_p" "$mb_t" /dev/null </dev/null >/dev/null 2>&1 &
@@ -248,7 +268,16 @@ md5_bounded() {
 		exit "$mb_rc"
 	)
 	mb_rc=$?
-	MD5S=$NL$MD5S$NL
+	set -f
+	mb_ifs=$IFS
+	IFS=$NL
+	for mb_l in $mb_out; do
+		pvar "${mb_l#*  }" || continue
+		mb_h=${mb_l%% *}
+		eval "MH_$PV=\$mb_h"
+	done
+	IFS=$mb_ifs
+	set +f
 	case $mb_rc in 137 | 143) return 1 ;; esac
 	return 0
 }
@@ -264,21 +293,22 @@ fp_read() {
 	SV_O=
 	SV_RC=
 	plain "$STATE/applied" || return 1
-	fr_first=
-	while IFS= read -r fr_l; do
-		case $fr_first in '')
-			fr_first=yes
-			case $fr_l in "userscript-sh-applied 1") continue ;; esac
-			return 1
-			;;
-		esac
+	# One cat: the shell's read takes a system call a byte.
+	fr_text=$(cat "$STATE/applied" 2>/dev/null) || return 1
+	case $fr_text in "userscript-sh-applied 1$NL"*) ;; *) return 1 ;; esac
+	set -f
+	fr_ifs=$IFS
+	IFS=$NL
+	for fr_l in $fr_text; do
 		case $fr_l in
 		'S '* | 'T '* | 'R '*) SV="$SV$fr_l$NL" ;;
 		'W '*) SV_W="$SV_W${fr_l#W }$NL" ;;
 		'O '*) SV_O="$SV_O${fr_l#O }$NL" ;;
 		'rc '*) SV_RC=${fr_l#rc } ;;
 		esac
-	done <"$STATE/applied"
+	done
+	IFS=$fr_ifs
+	set +f
 	case $SV_RC in 0 | 3) return 0 ;; esac
 	return 1
 }
@@ -307,56 +337,36 @@ apply_quick() {
 }
 
 # fp_save RC writes state/applied after an apply that ended clean: FP_S
-# from the start, what the apply left (a second look), each target's hash
-# (those this apply wrote hashed again), the want lines (FP_W) and what
-# it printed (FP_O). Otherwise state/applied goes: the next apply is a
-# full one.
+# from the start, each target as this apply left it (what it wrote or
+# put back, else what the look saw), the status files and state folders
+# as it left them (a second look, unless it wrote none of them), the want
+# lines (FP_W) and what it printed (FP_O). Otherwise state/applied goes:
+# the next apply is a full one.
 fp_save() {
-	fs_ok=
-	case $QUICK:$1:${PAUSED:-} in yes:0: | yes:3:) fs_ok=yes ;; esac
-	case $fs_ok in '')
+	case $QUICK:$1:${PAUSED:-} in yes:0: | yes:3:) ;; *)
 		fp_forget
 		return 0
 		;;
 	esac
-	fs_s=$FP_S
-	fs_t=$FP_T
+	fs_t=$NL$FP_T
 	fs_t2=
-	fs_tp=
 	for fs_n in $TARGETS; do
-		profile_target "$fs_n"
-		case $TOUCHED in *" $ROOT$TPATH "*) fs_tp="$fs_tp $ROOT$TPATH" ;; esac
+		if hv "${TBELIEF:-}" "$fs_n"; then
+			fs_t2="${fs_t2}T $fs_n $HV$NL"
+		else
+			fs_l=${fs_t#*"${NL}T $fs_n "}
+			fs_t2="${fs_t2}T $fs_n ${fs_l%%"$NL"*}$NL"
+		fi
 	done
-	if look; then
-		case ${fs_tp:-} in ?*)
-			# shellcheck disable=SC2086 # paths without blanks
-			md5_bounded "$MD5_TIMEOUT" $fs_tp || fs_ok=
-			;;
-		esac
-		for fs_n in $TARGETS; do
-			profile_target "$fs_n"
-			case "$fs_tp " in
-			*" $ROOT$TPATH "*)
-				target_line "$fs_n"
-				fs_t2="$fs_t2$TL"
-				;;
-			*)
-				fs_l=$NL$fs_t
-				fs_l=${fs_l#*"${NL}T $fs_n "}
-				fs_t2="${fs_t2}T $fs_n ${fs_l%%"$NL"*}$NL"
-				;;
-			esac
-		done
-	else
-		fs_ok=
-	fi
-	case $fs_ok in '')
-		fp_forget
-		return 0
+	case ${STATE_DIRTY:-} in yes)
+		if ! look; then
+			fp_forget
+			return 0
+		fi
 		;;
 	esac
 	{
-		echo "userscript-sh-applied 1$NL$fs_s$fs_t2$LK_R${FP_W}rc $1"
+		echo "userscript-sh-applied 1$NL$FP_S$fs_t2$LK_R${FP_W}${FP_O}rc $1"
 	} >"$STATE/lock.d/applied" 2>/dev/null && put_file "$STATE/lock.d/applied" "$STATE/applied"
 }
 
@@ -485,7 +495,7 @@ quick_base() {
 	case $WL:$LIVE_OK in
 	?*:yes)
 		DRIFTED="$DRIFTED $1"
-		capture_drift "$1" "$qi_live"
+		case ${CAPTURE:-} in yes) capture_drift "$1" "$qi_live" ;; esac
 		;;
 	esac
 	return 0

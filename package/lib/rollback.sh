@@ -72,6 +72,7 @@ undo() {
 	if [ "$HV" = - ]; then
 		touched "$ud_live"
 		rm -f "$ud_live"
+		believe "$1" none
 		forget_written "$1"
 		return 0
 	fi
@@ -83,7 +84,7 @@ undo() {
 		return 0
 	}
 	expect_written "$1" "$HV"
-	write_target "$1" "$ud_live" "$ud_prev" && remember_written "$1" "$HV"
+	write_target "$1" "$ud_live" "$ud_prev" && believe "$1" "$HV" && remember_written "$1" "$HV"
 }
 
 # cmd_rollback [ID] makes generation ID live again (0: the firmware's own
@@ -102,6 +103,7 @@ cmd_rollback() {
 		rb_to=$IN
 		;;
 	esac
+	run_fresh
 	profile_load
 	apply_begin || return $?
 	recover

@@ -10,7 +10,6 @@
 # under the root. Sourced by engine.sh.
 # shellcheck disable=SC2154,SC2034,SC2153
 
-OUT_MAX=65536 # state/out/SERVICE.log is emptied over this once a restart ended
 
 # restart_svc SERVICE runs its restart command with its timeout. X_RC is
 # the exit (124: timed out), X_WHY why it failed ("" when it did not).
@@ -40,10 +39,8 @@ restart_svc() {
 	*) rs_out=$WORK/out.$rs_svc ;;
 	esac
 	case $rs_out in "$WORK"/*) need_work || rs_out=/dev/null ;; esac
-	log_flush
 	run_bounded "$STIMEOUT" "$rs_out" "$rs_bin" "$@"
 	X_RC=$?
-	OUTS_RUN="${OUTS_RUN:-} $rs_out"
 	case $X_RC in
 	0)
 		log INFO "exec" service="$rs_svc" argv="$rs_name${*:+ $*}" exit=0
@@ -100,29 +97,6 @@ out_slot() {
 		case $LR_MODE in -* | '') return 0 ;; esac
 	fi
 	plain_slot "$1"
-}
-
-# outs_trim empties every state/out/SERVICE.log of this apply that is
-# over OUT_MAX once its restart has ended (one ls for all of them).
-outs_trim() {
-	case ${OUTS_RUN:-} in '') return 0 ;; esac
-	set -f
-	# shellcheck disable=SC2086 # paths without blanks
-	ot_ls=$(ls -lnd -- $OUTS_RUN 2>/dev/null)
-	ot_ifs=$IFS
-	IFS=$NL
-	for ot_l in $ot_ls; do
-		IFS=' '
-		# shellcheck disable=SC2086 # ls's fields
-		set -- $ot_l
-		IFS=$NL
-		case $5 in *[!0-9]* | '') continue ;; esac
-		case $((${#5} > 9)) in 1) : >"${ot_l##* }" && continue ;; esac
-		case $(($5 > OUT_MAX)) in 1) : >"${ot_l##* }" ;; esac
-	done
-	IFS=$ot_ifs
-	set +f
-	OUTS_RUN=
 }
 
 # ---- observing a service ----------------------------------------------------------
@@ -321,6 +295,8 @@ subst() {
 listen_of() {
 	LHOSTS=127.0.0.1
 	LPORTS=$SPORTS
+	# Ports set to none in userscript.toml: nothing to listen on to read.
+	case $SPINNED:$SPORTS in yes:- | yes:) return 0 ;; esac
 	for lo_n in $WRITTEN; do
 		profile_target "$lo_n" || continue
 		case $TSVC in "$1") ;; *) continue ;; esac
@@ -365,12 +341,12 @@ samba_listen() {
 		*=*) ;;
 		*) continue ;;
 		esac
-		[ -n "$sa_global" ] || continue
+		case $sa_global in '') continue ;; esac
 		sa_k=${TR%%=*}
 		sa_v=${TR#*=}
 		while :; do
 			case $sa_k in
-			*[" $TAB"]*) sa_k=${sa_k%%[" $TAB"]*}${sa_k#*[" $TAB"]} ;;
+			*[[:space:]]*) sa_k=${sa_k%%[[:space:]]*}${sa_k#*[[:space:]]} ;;
 			*) break ;;
 			esac
 		done
@@ -380,7 +356,7 @@ samba_listen() {
 			subst "$sa_v" , " "
 			subst "$SUB" ";" " "
 			for sa_p in $SUB; do
-				num "$sa_p" && [ "$sa_p" -gt 0 ] && [ "$sa_p" -lt 65536 ] && CPORTS="$CPORTS${CPORTS:+,}$sa_p"
+				port_ok "$sa_p" && CPORTS="$CPORTS${CPORTS:+,}$sa_p"
 			done
 			;;
 		[Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss])
@@ -388,10 +364,13 @@ samba_listen() {
 			subst "$SUB" ";" " "
 			sa_names=$SUB
 			;;
-		[Bb][Ii][Nn][Dd][Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss][Oo][Nn][Ll][Yy]) is_yes "$sa_v" && sa_bind=yes || sa_bind= ;;
+		[Bb][Ii][Nn][Dd][Ii][Nn][Tt][Ee][Rr][Ff][Aa][Cc][Ee][Ss][Oo][Nn][Ll][Yy])
+			sa_bind=
+			is_yes "$sa_v" && sa_bind=yes
+			;;
 		esac
 	done <"$1"
-	[ -n "$sa_bind" ] || return 0
+	case $sa_bind in '') return 0 ;; esac
 	for sa_n in $sa_names; do
 		sa_a=${sa_n%%/*}
 		case $sa_a in
@@ -413,18 +392,27 @@ proftpd_listen() {
 		'</'*) pf_depth=$((pf_depth - 1)) && continue ;;
 		'<'*) pf_depth=$((pf_depth + 1)) && continue ;;
 		esac
-		# shellcheck disable=SC2015 # C when A or B fails, on purpose
-		[ "$pf_depth" -eq 0 ] && [ -n "$pf_v" ] || continue
+		case $pf_depth:$pf_v in 0:?*) ;; *) continue ;; esac
 		case $pf_d in
-		[Pp][Oo][Rr][Tt]) num "$pf_v" && [ "$pf_v" -gt 0 ] && [ "$pf_v" -lt 65536 ] && CPORTS=$pf_v ;;
+		[Pp][Oo][Rr][Tt]) port_ok "$pf_v" && CPORTS=$pf_v ;;
 		[Dd][Ee][Ff][Aa][Uu][Ll][Tt][Aa][Dd][Dd][Rr][Ee][Ss][Ss]) pf_addrs="$pf_v $pf_rest" ;;
-		[Ss][Oo][Cc][Kk][Ee][Tt][Bb][Ii][Nn][Dd][Tt][Ii][Gg][Hh][Tt]) is_yes "$pf_v" && pf_tight=yes || pf_tight= ;;
+		[Ss][Oo][Cc][Kk][Ee][Tt][Bb][Ii][Nn][Dd][Tt][Ii][Gg][Hh][Tt])
+			pf_tight=
+			is_yes "$pf_v" && pf_tight=yes
+			;;
 		esac
 	done <"$1"
-	[ -n "$pf_tight" ] || return 0
+	case $pf_tight in '') return 0 ;; esac
 	for pf_a in $pf_addrs; do
 		case $pf_a in *[!0-9.]* | *..*) ;; *.*.*.*) CHOSTS="$CHOSTS${CHOSTS:+,}$pf_a" ;; esac
 	done
+}
+
+# port_ok N is true for a TCP port number (1-65535).
+port_ok() {
+	num "$1" || return 1
+	case $(($1 > 0 && $1 < 65536)) in 1) return 0 ;; esac
+	return 1
 }
 
 is_yes() {

@@ -361,6 +361,6 @@ svc_opt() {
 # trim TEXT sets TR to TEXT without leading and trailing blanks.
 trim() {
 	TR=$1
-	TR=${TR#"${TR%%[!"$WS"]*}"}
-	TR=${TR%"${TR##*[!"$WS"]}"}
+	TR=${TR#"${TR%%[![:space:]]*}"}
+	TR=${TR%"${TR##*[![:space:]]}"}
 }

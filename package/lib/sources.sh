@@ -22,6 +22,14 @@ safe_name() {
 	return 0
 }
 
+# TUNING_FILES are the kernel tuning sources (tuning.sh).
+TUNING_FILES="sysctl.conf tuning.conf"
+
+is_tuning() {
+	case " $TUNING_FILES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # UNK_MAX: at most this many unknown names get a status file per apply.
 UNK_MAX=20
 
@@ -205,6 +213,7 @@ ls_fields() {
 # normalise IN OUT: drop leading UTF-8 BOMs and every CR at a line end,
 # end with a newline unless empty.
 normalise() {
+	chars
 	sed -e "1s/^\($BOM\)*//" -e "s/$CR*\$//" "$1" >"$2" || return 1
 	ends_nl "$2" || echo >>"$2"
 }
@@ -255,7 +264,12 @@ compose() {
 	fi
 	if [ -f "$WORK/$1.merge.n" ]; then
 		CO_FILE=$1.merge
-		if [ -z "$MERGE_SH" ]; then
+		# .merge fragments, where this package has the sh merge.
+		[ -n "${MERGE_SH:-}" ] || ! [ -f "$ENGINE_DIR/merge.sh" ] || {
+			part merge
+			MERGE_SH=yes
+		}
+		if [ -z "${MERGE_SH:-}" ]; then
 			REASON="conf.d/$1.merge: not supported on this device — render it on a PC"
 			TODO="render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1) and put the result here as $1"
 			return 1

@@ -11,10 +11,20 @@
 # old); a file matching any of them is ours.
 written_lines() {
 	WL=
-	plain "$STATE/written/$1" || return 0
-	while read -r wl_l; do
-		WL="$WL${WL:+ }$wl_l"
-	done <"$STATE/written/$1"
+	enc "$1" || return 0
+	wl_v=WL_$EN
+	case " ${WL_CACHED:-} " in *" $wl_v "*)
+		eval "WL=\$$wl_v"
+		return 0
+		;;
+	esac
+	if plain "$STATE/written/$1"; then
+		while read -r wl_l; do
+			WL="$WL${WL:+ }$wl_l"
+		done <"$STATE/written/$1"
+	fi
+	eval "$wl_v=\$WL"
+	WL_CACHED="${WL_CACHED:-} $wl_v"
 }
 
 written_has() { # NAME MD5
@@ -29,6 +39,7 @@ set_written() {
 	sw_f=$STATE/written/$1
 	shift
 	rm -rf "$sw_f.tmp"
+	WL_CACHED=
 	case $# in
 	1) echo "$1" ;;
 	*) echo "$1$NL$2" ;;
@@ -61,6 +72,7 @@ expect_written() {
 
 forget_written() { # NAME
 	touched "$STATE/written/$1"
+	WL_CACHED=
 	[ -f "$STATE/written/$1" ] || [ -L "$STATE/written/$1" ] || return 0
 	rm -f "$STATE/written/$1"
 	log INFO "not managed any more" target="$1"
@@ -102,6 +114,13 @@ HELD
 	put_file "$STATE/held/$1.tmp" "$STATE/held/$1"
 }
 
+# believe NAME HASH records what this run left in target NAME (its md5,
+# or none), for state/applied.
+believe() {
+	drop "${TBELIEF:-}" "$1"
+	TBELIEF="$DROP $1:$2"
+}
+
 # ---- writing a target ------------------------------------------------------------
 
 # write_target NAME LIVE SRC writes SRC over LIVE atomically: a copy in the
@@ -110,8 +129,12 @@ HELD
 # there by a killed apply is simply written over.)
 write_target() {
 	wt_tmp=${2%/*}/.userscript-new.$1
+	if ! stage_like "$3" "$2" "$wt_tmp"; then
+		rm -f "$wt_tmp"
+		return 1
+	fi
 	touched "$2"
-	if ! stage_like "$3" "$2" "$wt_tmp" || ! mv -f "$wt_tmp" "$2"; then
+	if ! mv -f "$wt_tmp" "$2"; then
 		rm -f "$wt_tmp"
 		return 1
 	fi
@@ -122,6 +145,13 @@ write_target() {
 # when there is no LIVE yet.
 stage_like() {
 	if plain "$2"; then
+		# A copy of NEW already gets LIVE's mode and owner when NEW has
+		# them (a committed generation's file over a root-owned 0644
+		# target): one process less.
+		if same_owner_mode "$1" "$2"; then
+			cp "$1" "$3"
+			return
+		fi
 		cp -p "$2" "$3" && cat "$1" >"$3"
 		return
 	fi
@@ -131,6 +161,17 @@ stage_like() {
 		umask "$MU"
 		cp "$1" "$3"
 	)
+}
+
+# same_owner_mode NEW LIVE is true when the look shows NEW and LIVE with
+# the same mode and owner, LIVE not written by this run.
+same_owner_mode() {
+	case ${TOUCHED:-} in *" $2 "*) return 1 ;; esac
+	looked "$1" || return 1
+	som_m=$LR_MODE:$LR_OWNER
+	looked "$2" || return 1
+	case $som_m in :*) return 1 ;; "$LR_MODE:$LR_OWNER") return 0 ;; esac
+	return 1
 }
 
 # mode_umask MODE sets MU to the umask that gives a new file MODE (0644: 022).
@@ -230,7 +271,7 @@ rp_get() {
 fset() {
 	rp_has "$1" || rp_new "$1"
 	fs_v=$3
-	case $fs_v in *"$NL"* | *"$CR"* | [" $TAB"]* | *[" $TAB"]) one_line "$fs_v" && fs_v=$OL ;; esac
+	case $fs_v in *[[:cntrl:]]* | [[:space:]]* | *[[:space:]]) one_line "$fs_v" && fs_v=$OL ;; esac
 	fs_l="$2 $fs_v$NL"
 	rp_key "$1"
 	eval "RP_$RK=\$RP_$RK\$fs_l"
@@ -238,6 +279,7 @@ fset() {
 
 # one_line TEXT sets OL to TEXT trimmed, CRLF and LF as " | ", CR as " ".
 one_line() {
+	chars
 	trim "$1"
 	OL=
 	ol_r=$TR
@@ -341,6 +383,7 @@ line() {
 # write_status NAME rewrites conf.d/NAME.status only when a line other
 # than time: changed.
 write_status() {
+	chars
 	ws_dst=$CONF/$1.status
 	# render sets r_status, which apply prints, also when the file is
 	# skipped.
@@ -361,5 +404,6 @@ write_status() {
 	fi
 	render "$1" yes
 	need_work || return 0
+	STATE_DIRTY=yes
 	echo "${ST%"$NL"}" >"$WORK/$1.st" && mv -f "$WORK/$1.st" "$ws_dst"
 }

@@ -125,6 +125,7 @@ write_all() {
 			return 1
 		fi
 		WRITTEN="$WRITTEN $wa_n"
+		believe "$wa_n" "$wa_h"
 		if in_list "$NOSRC" "$wa_n"; then
 			forget_written "$wa_n"
 		else
@@ -135,6 +136,7 @@ write_all() {
 	return 0
 }
 
+
 # put_back NAME makes a written target what it was before the transaction.
 put_back() {
 	profile_target "$1"
@@ -143,10 +145,12 @@ put_back() {
 		prev_of "$1"
 		write_target "$1" "$pb_live" "$PO" || log ERROR "put back" target="$1" reason="$TPATH could not be written"
 		hv "$LHS" "$1"
+		believe "$1" "$HV"
 		remember_written "$1" "$HV"
 	else
 		touched "$pb_live"
 		rm -f "$pb_live"
+		believe "$1" none
 		forget_written "$1"
 	fi
 	pb_w=

@@ -14,13 +14,7 @@
 # back when its setting is gone. Only an apply reads /proc and /sys; an idle
 # poll never does.
 
-TUNING_FILES="sysctl.conf tuning.conf"
 SYSFS_ALLOWED="block/, class/net/, class/block/, devices/system/cpu/, kernel/mm/transparent_hugepage/, module/*/parameters/"
-
-is_tuning() {
-	case " $TUNING_FILES " in *" $1 "*) return 0 ;; esac
-	return 1
-}
 
 # tune applies the tuning sources and puts back what a removed setting
 # had changed. Like the Go engine, it never changes apply's exit code: the
