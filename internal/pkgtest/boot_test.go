@@ -84,7 +84,9 @@ func TestBoot(t *testing.T) {
 			gui := "[global]\n\tworkgroup = GUI\n"
 			writeFile(t, filepath.Join(n.Root, firmsim.SmbConf), gui)
 			if !eventually(15*time.Second, func() bool { got, _ := n.Live(firmsim.SmbConf); return got == edited }) {
-				t.Fatal("the firmware's rewrite was not undone by the poller")
+				log, _ := os.ReadFile(filepath.Join(app, "state", "log"))
+				got, _ := n.Live(firmsim.SmbConf)
+				t.Fatalf("the firmware's rewrite was not undone by the poller; live:\n%s\nlog:\n%s", got, log)
 			}
 			// (its restart follows the write)
 			if !eventually(30*time.Second, func() bool { return len(n.Restarts()) == 1 }) {

@@ -9,23 +9,35 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
 // counting makes every applet of w's PATH a wrapper that appends its name
-// to the returned file before it runs: the processes the sh engine
-// starts, counted.
+// to the returned file before it runs (sleep as sleep:SECONDS): the
+// processes the sh engine starts, counted.
 func counting(t *testing.T, w *World) string {
 	t.Helper()
 	count := filepath.Join(w.Dir, "execs")
-	bb, err := exec.LookPath("busybox")
+	host, err := exec.LookPath("busybox")
 	if err != nil {
 		t.Skip("busybox not found")
+	}
+	bb := w.BusyBox
+	if bb == "" {
+		bb = host
 	}
 	ents, _ := os.ReadDir(w.Bin)
 	for _, e := range ents {
 		p := filepath.Join(w.Bin, e.Name())
 		os.Remove(p)
-		body := fmt.Sprintf("#!%s sh\necho %s >>%s\nexec %s %s \"$@\"\n", bb, e.Name(), count, bb, e.Name())
+		name := e.Name()
+		if name == "sleep" {
+			// sleep:N: the poll's sleep (N is the poll interval) tells
+			// itself apart from a watchdog's (sleep 1).
+			name = "sleep:$1"
+		}
+		body := fmt.Sprintf("#!%s sh\necho %s >>%s\nexec %s %s \"$@\"\n", host, name, count, bb, e.Name())
 		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -47,12 +59,16 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// startPoller runs the sh engine's poll loop (every second) in w and stops
-// it when the test ends.
+// pollSleep is how a poll's sleep shows in the count: the poll interval
+// of startPoller (2 s) is not a watchdog's (1 s).
+const pollSleep = "sleep:2"
+
+// startPoller runs the sh engine's poll loop (every 2 seconds) in w and
+// stops it when the test ends.
 func startPoller(t *testing.T, w *World) {
 	t.Helper()
 	cmd := exec.Command(w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "poll")
-	cmd.Env = append(w.Env(), "USERSCRIPT_POLL=1")
+	cmd.Env = append(w.Env(), "USERSCRIPT_POLL=2")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -63,13 +79,16 @@ func startPoller(t *testing.T, w *World) {
 	})
 }
 
-func shWorld(t *testing.T) *World {
+func shWorld(t *testing.T) *World { return shWorldWith(t, "") }
+
+// shWorldWith is shWorld under the BusyBox binary bb ("" is Debian's).
+func shWorldWith(t *testing.T, bb string) *World {
 	t.Helper()
 	needTool(t, "busybox")
 	sc := &Scenario{Name: "poll", Profile: "nas4220b", Files: map[string][]byte{
 		"root/system/hddapp/etc/samba/smb.conf": []byte("[global]\n\tworkgroup = ROM\n"),
 	}, order: []string{"root/system/hddapp/etc/samba/smb.conf"}}
-	w, err := newWorld(t.TempDir(), sc, "")
+	w, err := newWorld(t.TempDir(), sc, bb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +104,23 @@ func shWorld(t *testing.T) *World {
 
 // Defect 1: once an edit is applied, an idle poll costs two processes
 // (one ls, one sleep) and applies nothing: reading a source must not make
-// the next poll see a change (the disk can spin down).
+// the next poll see a change (the disk can spin down). Under every
+// BusyBox of the matrix: before 1.2 a `[` or an echo would be a process
+// of its own.
 func TestShIdlePollAppliesNothing(t *testing.T) {
-	w := shWorld(t)
+	bbs, missing := firmsim.BusyBoxes()
+	for _, bb := range bbs {
+		t.Run(bb.Tag, func(t *testing.T) {
+			t.Parallel()
+			idlePoll(t, shWorldWith(t, bb.Path))
+		})
+	}
+	for tag, why := range missing {
+		t.Run(tag, func(t *testing.T) { skipMissing(t, why) })
+	}
+}
+
+func idlePoll(t *testing.T, w *World) {
 	count := counting(t, w)
 	startPoller(t, w)
 	os.WriteFile(filepath.Join(w.App, "conf.d", "smb.conf"), []byte("[global]\n\tworkgroup = MINE\n"), 0o644)
@@ -97,7 +130,7 @@ func TestShIdlePollAppliesNothing(t *testing.T) {
 	sleeps := func() int {
 		c := 0
 		for _, x := range execs(count)[n:] {
-			if x == "sleep" {
+			if x == pollSleep {
 				c++
 			}
 		}
@@ -106,11 +139,11 @@ func TestShIdlePollAppliesNothing(t *testing.T) {
 	waitFor(t, "six polls", func() bool { return sleeps() >= 6 })
 	got := execs(count)[n:]
 	// The first poll after the apply may still be finishing it.
-	for i := 0; i < len(got) && got[i] != "sleep"; i++ {
+	for i := 0; i < len(got) && got[i] != pollSleep; i++ {
 		got[i] = ""
 	}
 	for _, x := range got {
-		if x != "" && x != "ls" && x != "sleep" {
+		if x != "" && x != "ls" && x != pollSleep {
 			t.Fatalf("an idle poll ran %s; all it ran: %v", x, got)
 		}
 	}
@@ -124,12 +157,12 @@ func TestShHalfCopiedNotApplied(t *testing.T) {
 	count := counting(t, w)
 	startPoller(t, w)
 	waitFor(t, "the poller's first poll", func() bool {
-		return strings.Contains(strings.Join(execs(count), " "), "sleep")
+		return strings.Contains(strings.Join(execs(count), " "), pollSleep)
 	})
 	src := filepath.Join(w.App, "conf.d", "smb.conf")
 	full := "[global]\n\tworkgroup = MINE\n\tserver string = the whole file\n"
 	half := full[:len(full)/2]
-	lsCount := func() int { return strings.Count(" "+strings.Join(execs(count), " ")+" ", " sleep ") }
+	lsCount := func() int { return strings.Count(" "+strings.Join(execs(count), " ")+" ", " "+pollSleep+" ") }
 	// Written while the poller sleeps; appended to once the poll after
 	// that sleep (which saw the half file) has ended.
 	n := lsCount()

@@ -150,6 +150,7 @@ type Engine interface {
 type World struct {
 	Dir, Root, App string
 	Bin, Shell     string // PATH with the allowed applets (+ validators), BusyBox sh
+	BusyBox        string // the BusyBox binary ("" is Debian's)
 	Profile        *profile.Profile
 	// Port and Proc are the port and the process name of the fake daemon
 	// the scenario's `service` line runs ($PORT and $PROC in its files).
@@ -209,6 +210,7 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		return nil, err
 	}
 	w := &World{
+		BusyBox: bb,
 		Dir:     dir,
 		Root:    filepath.Join(dir, "root"),
 		App:     filepath.Join(dir, "app"),

@@ -67,6 +67,7 @@ newest_pending() {
 # run_fresh forgets what an earlier apply of this process (the poller)
 # read and wrote: every apply looks afresh.
 run_fresh() {
+	DRIFTED=
 	TOUCHED=' '
 	LOOKED=
 	GR_CACHED=
@@ -403,7 +404,9 @@ unknown() { # NAME
 cmd_apply() {
 	run_fresh
 	profile_load
+	APPLIED_QUICK=
 	if apply_quick; then
+		APPLIED_QUICK=yes
 		return "$QUICK_RC"
 	fi
 	apply_begin || return $?

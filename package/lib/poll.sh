@@ -55,16 +55,19 @@ listing() {
 	li_out=${li_out#*"$CONF:"}
 	LCONF=
 	set -f
-	while IFS= read -r li_l; do
+	li_ifs=$IFS
+	IFS=$NL
+	for li_l in $li_out; do
 		case $li_l in total* | *.status | *' .captured' | '') continue ;; esac
 		# Fields joined by one space: ls pads its columns to the widest
 		# entry, our status files included.
+		IFS=' '
 		# shellcheck disable=SC2086 # split on blanks on purpose
 		set -- $li_l
 		LCONF="$LCONF$*$NL"
-	done <<LISTING
-$li_out
-LISTING
+		IFS=$NL
+	done
+	IFS=$li_ifs
 	set +f
 }
 
@@ -99,23 +102,30 @@ cmd_poll() {
 	po_conf=$LCONF
 	po_pend=
 	poll_apply
-	listing
-	po_tgt=$LTGT
+	poll_settle
+	# Without a `[` (a process on BusyBox 1.00): an idle poll is one ls
+	# and one sleep.
 	while :; do
 		# In the foreground: a TERM (init stop) is handled when it ends.
 		# BusyBox 1.5-1.8 lose a TERM that comes during `wait`.
 		sleep "$PI"
 		poll_continue || return 0
 		listing
-		if [ "$LCONF" = "$po_conf" ] && [ "$LTGT" = "$po_tgt" ]; then
-			po_pend=
-			continue
-		fi
-		if [ "$LCONF" != "$po_conf" ] && [ "$LCONF" != "$po_pend" ]; then
+		case $LCONF in
+		"$po_conf")
+			case $LTGT in "$po_tgt")
+				po_pend=
+				continue
+				;;
+			esac
+			;;
+		"$po_pend") ;;
+		*)
 			# Changed since the last poll: wait until it stays the same.
 			po_pend=$LCONF
 			continue
-		fi
+			;;
+		esac
 		po_pend=
 		unpause "$po_conf" "$LCONF"
 		po_new=$LCONF
@@ -123,18 +133,28 @@ cmd_poll() {
 		po_conf=$po_new
 		note_drifts
 		poll_continue || return 0
-		listing
-		po_tgt=$LTGT
+		poll_settle
 	done
+}
+
+# poll_settle takes the listing the next polls compare with, once an
+# apply has ended. A target rewritten while that apply ended (after it
+# was written, before this listing) would hide in it: an apply right after
+# the listing sees it (one look, nothing done when nothing changed); when
+# that apply had to do something, the next poll applies again.
+poll_settle() {
+	listing
+	po_tgt=$LTGT
+	poll_apply || po_tgt=
+	case $APPLIED_QUICK in yes) ;; *) po_tgt= ;; esac
+	note_drifts
 }
 
 # poll_continue is false once the poller must stop: init stop removed
 # state/poll.pid (or another poller took it), or a TERM came.
 poll_continue() {
 	poller_pid
-	if [ "$PP" = "$$" ] && [ -z "$STOPPING" ]; then
-		return 0
-	fi
+	case $PP:$STOPPING in "$$:") return 0 ;; esac
 	NOW=
 	log INFO "poller stopped" pid="$$"
 	return 1
@@ -158,7 +178,8 @@ poll_apply() {
 	NOW=
 	LOG_CHECKED=
 	cmd_apply >/dev/null 2>&1
-	[ $? -ne 75 ]
+	case $? in 75) return 1 ;; esac
+	return 0
 }
 
 # note_drifts counts, for each target the last apply found rewritten by

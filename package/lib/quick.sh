@@ -73,23 +73,44 @@ look() {
 	lk_out=$(ls -lniA -- $TPATHS "$APP" "$CONF" "$STATE" "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/gen" "$STATE/out" $lk_gd 2>/dev/null)
 	lk_ifs=$IFS
 	IFS=$NL
+	# A conf.d of thousands of stray names is not looked at name by name
+	# (the shell would take seconds): its entries are then unknown to the
+	# look (looked falls back to `[`), and no apply is skipped.
+	# shellcheck disable=SC2086 # one line each
+	set -- $lk_out
+	lk_big=
+	case $(($# > LOOK_MAX + 40)) in 1) lk_big=yes ;; esac
 	lk_dir=
 	lk_conf=
+	lk_skip=
 	for lk_l in $lk_out; do
 		case $lk_l in
 		/*:)
 			lk_dir=${lk_l%:}
-			case $lk_dir in "$CONF") lk_conf=yes ;; esac
+			lk_skip=
+			case $lk_dir in "$CONF")
+				lk_conf=yes
+				case $lk_big in yes)
+					lk_skip=yes
+					LK_N=$((LOOK_MAX + 1))
+					continue
+					;;
+				esac
+				;;
+			esac
 			pvar "$lk_dir/x" && lk_known "$PVNS"
 			continue
 			;;
 		'' | 'total '*) continue ;;
 		esac
+		case $lk_skip in yes) continue ;; esac
 		IFS=' '
 		# shellcheck disable=SC2086 # ls's fields
 		set -- $lk_l
 		lk_f="$*"
 		IFS=$NL
+		# (a name holding a newline gives a line of its end alone)
+		case $# in [0-6]) continue ;; esac
 		case $2 in
 		l*)
 			lk_n=${lk_l% -> *}

@@ -60,7 +60,6 @@ scan() {
 			sc_odd=$((sc_odd + 1))
 			continue
 		fi
-		NAMES="$NAMES$sc_n "
 		case $sc_n in
 		*.add) sc_b=${sc_n%.add} ;;
 		*.merge) sc_b=${sc_n%.merge} ;;
@@ -83,14 +82,24 @@ scan() {
 			continue
 			;;
 		esac
+		# NAMES holds the names sources_of may ask for: those of targets,
+		# tuning files and the unknown names that get a status (a list of
+		# ten thousand stray names would cost the shell minutes).
 		if is_target "$sc_b"; then
+			NAMES="$NAMES$sc_n "
 			case " $SRC " in *" $sc_b "*) ;; *) SRC="$SRC $sc_b" ;; esac
 		elif is_tuning "$sc_b"; then
+			NAMES="$NAMES$sc_n "
 			case " $TUNE " in *" $sc_b "*) ;; *) TUNE="$TUNE $sc_b" ;; esac
 		else
-			case " $UNK " in *" $sc_b "*) continue ;; esac
+			case " $UNK " in *" $sc_b "*)
+				NAMES="$NAMES$sc_n "
+				continue
+				;;
+			esac
 			case $((sc_nunk < UNK_MAX)) in
 			1)
+				NAMES="$NAMES$sc_n "
 				UNK="$UNK $sc_b"
 				sc_nunk=$((sc_nunk + 1))
 				;;
