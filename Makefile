@@ -17,7 +17,7 @@ SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise".
-FUZZ ?= ./internal/source:FuzzNormalize ./internal/validate:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
+FUZZ ?= ./internal/source:FuzzNormalize ./internal/exports:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
 FUZZTIME ?= 6s
 
 export SOURCE_DATE_EPOCH
