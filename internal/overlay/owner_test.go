@@ -89,7 +89,7 @@ func TestOffendingLine(t *testing.T) {
 		{"included file: no line of the target", []source.Source{src("smb.conf", "include = /etc/shadow\n")}, "include = /etc/shadow\n",
 			"an invalid value in an included file", ""},
 		{"line past the end", []source.Source{src("smb.conf", "a\n")}, "a\n", "line 9: x", ""},
-		{"control characters and length", []source.Source{src("smb.conf", "x\x1b[31m" + strings.Repeat("y", 300) + "\n")}, "x\x1b[31m" + strings.Repeat("y", 300) + "\n",
+		{"control characters and length", []source.Source{src("smb.conf", "x\x1b[31m"+strings.Repeat("y", 300)+"\n")}, "x\x1b[31m" + strings.Repeat("y", 300) + "\n",
 			"line 1: x", "conf.d/smb.conf line 1: x [31m" + strings.Repeat("y", 194) + "…"},
 	}
 	for _, tt := range tests {
