@@ -2,18 +2,16 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/nas-userscript/userscript/internal/profile"
 )
 
 func runProfiles(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("profiles", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := e.flags("profiles")
 	sh := fs.String("sh", "", "render profile `NAME` for the sh engine (lib/profile)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: userscript profiles [--sh NAME]")
+	if err := e.parse(fs, args, 0, 0); err != nil {
+		return err
 	}
 	if *sh != "" {
 		p, err := profile.Builtin(*sh)
@@ -33,6 +31,9 @@ func runProfiles(ctx context.Context, e *env, args []string) error {
 }
 
 func runVersion(ctx context.Context, e *env, args []string) error {
+	if err := e.parse(e.flags("version"), args, 0, 0); err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stdout, "userscript %s\n", e.version)
 	return nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,14 +19,16 @@ import (
 // device's base file and the sources: how owners of devices that cannot
 // run Go (and so cannot merge) use .merge fragments.
 func runRender(ctx context.Context, e *env, args []string) error {
-	flags := flag.NewFlagSet("render", flag.ContinueOnError)
-	flags.SetOutput(e.stderr)
+	flags := e.flags("render")
 	prof := flags.String("profile", e.profileName, "the device's profile `NAME`")
 	basePath := flags.String("base", "", "a copy of the device's own file (`FILE`); empty when the device has none")
 	out := flags.String("o", "", "write the target to `FILE` instead of standard output")
 	explain := flags.Bool("explain", false, "say which source set each value instead of printing the file")
-	if err := flags.Parse(args); err != nil || flags.NArg() == 0 || *prof == "" {
-		return usagef("usage: userscript render --profile NAME [--base FILE] [-o FILE] [--explain] SOURCE...")
+	if err := e.parse(flags, args, 1, -1); err != nil {
+		return err
+	}
+	if *prof == "" {
+		return usagef("render: --profile NAME is needed (userscript profiles lists them)\n%s", usageLine("render"))
 	}
 	p, err := profile.Builtin(*prof)
 	if err != nil {

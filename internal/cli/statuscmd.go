@@ -3,18 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := e.flags("status")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: userscript status [--json]")
+	if err := e.parse(fs, args, 0, 0); err != nil {
+		return err
 	}
 	eng, release, err := e.engine(ctx, true, false)
 	if err != nil {

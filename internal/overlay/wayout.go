@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/source"
+	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/status"
 	"github.com/nas-userscript/userscript/internal/tuning"
 )
@@ -138,4 +140,40 @@ func (e *Engine) safeModeText(n int) []byte {
 	lines = append(lines, "",
 		"what to do: look at the status files in conf.d and at state/log; move the file you changed last out of conf.d; then delete this file. userscript applies conf.d again at once if it runs, else at the next boot.")
 	return []byte(strings.Join(lines, "\r\n") + "\r\n")
+}
+
+// Starts is how many starts in a row did not finish (state/starts).
+func (e *Engine) Starts() int { return e.state().Starts() }
+
+// Uninstall switches userscript off and gives the device back to the
+// firmware: it writes conf.d/DISABLE (first, so that a daemon still
+// running applies nothing more), puts back the firmware's own files (a
+// rollback to generation 0: their services restart once), releases the
+// sources that rollback holds (deleting DISABLE applies conf.d again as
+// it is), puts back the kernel values userscript changed, and says so in
+// every status file. conf.d itself is left as it is.
+func (e *Engine) Uninstall(ctx context.Context) (*Result, error) {
+	if err := e.CheckDirs(); err != nil {
+		return nil, err
+	}
+	text := "Written by `userscript uninstall` at " + e.Sys.Now().UTC().Format("2006-01-02 15:04:05 UTC") +
+		": userscript applies nothing while this file exists.\r\nDelete it to switch userscript on again (at the next boot, or at once while it runs).\r\n"
+	if err := e.Sys.WriteFile(filepath.Join(e.confDir(), source.Disable), []byte(text), 0o644); err != nil {
+		return nil, fmt.Errorf("conf.d/DISABLE: %w", err)
+	}
+	var errs []error
+	res, err := e.Rollback(ctx, 0)
+	errs = append(errs, err)
+	for _, t := range e.Profile.Targets {
+		errs = append(errs, e.state().SetHeld(t.Name, state.Hold{}))
+	}
+	if _, err := e.Tuner().Revert(); err != nil {
+		errs = append(errs, fmt.Errorf("kernel values: %w", err))
+	}
+	stopped := e.stop(e.Stopped())
+	if res == nil {
+		res = &Result{}
+	}
+	res.Stopped = stopped.Stopped
+	return res, errors.Join(errs...)
 }
