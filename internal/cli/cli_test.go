@@ -28,6 +28,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash": cmdTreehash,
 			"crlf":     cmdCRLF,
+			"crlfonly": cmdCRLFOnly,
 		},
 		RequireExplicitExec: true,
 	})
@@ -125,4 +126,16 @@ func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(name)
 	ts.Check(err)
 	ts.Check(os.WriteFile(name, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), 0o644))
+}
+
+// cmdCRLFOnly checks that every line of a file ends in CRLF.
+func cmdCRLFOnly(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: crlfonly FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(data) == 0 || !strings.HasSuffix(string(data), "\r\n") || strings.Count(string(data), "\n") != strings.Count(string(data), "\r\n") {
+		ts.Fatalf("%s is not CRLF text", args[0])
+	}
 }
