@@ -36,10 +36,9 @@ func runRender(ctx context.Context, e *env, args []string) error {
 	}
 	var base []byte
 	if *basePath != "" {
-		if base, err = os.ReadFile(*basePath); err != nil {
+		if base, err = readText(*basePath); err != nil {
 			return err
 		}
-		base = source.Normalize(base)
 	}
 	var srcs []source.Source
 	target := ""
@@ -49,12 +48,12 @@ func runRender(ctx context.Context, e *env, args []string) error {
 			return usagef("render: %s is for %s, the other sources for %s: render one target at a time", file, t, target)
 		}
 		target = t
-		data, err := os.ReadFile(file)
+		data, err := readText(file)
 		if err != nil {
 			return err
 		}
 		// Named as given, so that every message names the file the owner gave.
-		srcs = append(srcs, source.Source{File: file, Target: t, Kind: kind, Data: source.Normalize(data)})
+		srcs = append(srcs, source.Source{File: file, Target: t, Kind: kind, Data: data})
 	}
 	tgt, ok := p.Target(target)
 	if !ok {
@@ -138,4 +137,18 @@ func reportEach(e *env, err error, summary string) error {
 		fmt.Fprintf(e.stderr, "userscript: %s\n", l)
 	}
 	return errors.New(summary)
+}
+
+// readText reads a file on the owner's PC as the engine reads conf.d:
+// UTF-16 from Notepad converted, CRLF and BOM dropped.
+func readText(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	text, _, err := source.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return source.Normalize(text), nil
 }

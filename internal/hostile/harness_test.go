@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/scenario"
 )
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goBin, goBuildErr = firmsim.BuildEngine(dir)
-	code := m.Run()
+	code := needtool.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -49,10 +50,7 @@ func need(t *testing.T, ok bool, format string, args ...any) {
 	if ok {
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI must provide this: "+format, args...)
-	}
-	t.Skipf(format, args...)
+	needtool.Missing(t, fmt.Sprintf(format, args...))
 }
 
 func needTool(t *testing.T, name string) {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/nas-userscript/userscript/internal/system"
 )
@@ -128,7 +127,7 @@ func read(sys system.System, path string, typ fs.FileMode) ([]byte, string, erro
 		return nil, "", fmt.Errorf("is not a regular file (%s)", typ.Type())
 	}
 	if fi, err := sys.Lstat(path); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		if system.Links(fi) > 1 {
 			// A hard link can be another file (a secret root may read)
 			// under a name in conf.d.
 			return nil, "", fmt.Errorf("has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy")
