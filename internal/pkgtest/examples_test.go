@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/tuning"
 )
 
@@ -32,9 +33,9 @@ func TestExamplesValid(t *testing.T) {
 		testparm(t, p)
 	})
 	t.Run("proftpd.conf", func(t *testing.T) {
-		need(t, "proftpd")
+		proftpd := needtool.Tool(t, "proftpd")[0]
 		p, _ := filepath.Abs(filepath.Join(examples, "proftpd.conf"))
-		if out, err := exec.Command("proftpd", "-t", "-c", p).CombinedOutput(); err != nil {
+		if out, err := exec.Command(proftpd, "-t", "-c", p).CombinedOutput(); err != nil {
 			t.Fatalf("proftpd -t: %v\n%s", err, out)
 		}
 	})

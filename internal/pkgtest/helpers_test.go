@@ -51,7 +51,8 @@ func needRoot(t *testing.T) {
 func makeDist(t *testing.T, dir string, targets ...string) map[string]string {
 	t.Helper()
 	need(t, "make", "tar", "gzip")
-	cmd := exec.Command("make", "-s", "dist", "DIST="+dir, "TARGETS="+strings.Join(targets, " "))
+	// CLI_TARGETS= : the PC command line is built by TestDistCLI only.
+	cmd := exec.Command("make", "-s", "dist", "DIST="+dir, "TARGETS="+strings.Join(targets, " "), "CLI_TARGETS=")
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make dist: %v\n%s", err, out)
