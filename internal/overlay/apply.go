@@ -190,7 +190,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		r.Word, r.Reason = status.NotValidated, "not validated: no validator for this target"
 		return true
 	}
-	dir, err := e.Sys.MkdirTemp("userscript-stage-")
+	dir, err := e.stageDir()
 	if err != nil {
 		r.Word, r.Reason = status.Failed, "staging: "+err.Error()
 		return false

@@ -2,7 +2,9 @@ package overlay
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -278,5 +280,30 @@ func TestSafeMode(t *testing.T) {
 	}
 	if f.live(t, "etc/a.conf") != "mine\n" {
 		t.Error("not applied once SAFE-MODE was deleted")
+	}
+}
+
+// A scratch folder left by an engine that was killed while a validator
+// ran is removed by the next apply; one of a live process is not.
+func TestSweepStaging(t *testing.T) {
+	f := newFixture(t)
+	tmp := os.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1) to get a dead pid from")
+	}
+	gone := filepath.Join(tmp, fmt.Sprintf("userscript-stage-%d-1", dead.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("userscript-stage-%d-1", os.Getppid()))
+	for _, d := range []string{gone, live} {
+		os.MkdirAll(d, 0o700)
+		os.WriteFile(filepath.Join(d, "smb.conf"), []byte("x"), 0o600)
+	}
+	defer os.RemoveAll(live)
+	f.eng.Apply(context.Background())
+	if _, err := os.Stat(gone); err == nil {
+		t.Error("the scratch folder of a process that is gone was left")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("the scratch folder of a live process was removed")
 	}
 }

@@ -44,6 +44,7 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 			return e.stop(why), nil
 		}
 	}
+	e.sweepStaging()
 	res, err := e.apply(ctx)
 	if counting {
 		if err := e.state().SetStarts(0); err != nil {
