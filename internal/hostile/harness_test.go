@@ -290,8 +290,17 @@ func (w *world) allowed(rel, now string) bool {
 	if rel == "app/state" || strings.HasPrefix(rel, "app/state/") {
 		return true
 	}
-	if dir, name := filepath.Split(rel); dir == "app/conf.d/" && strings.HasSuffix(name, ".status") {
-		// A status file the engine wrote: a regular file of its own.
+	if dir, name := filepath.Split(rel); dir == "app/conf.d/" && (strings.HasSuffix(name, ".status") || name == "DOCTOR.txt" || name == "SAFE-MODE") {
+		// A status file (or the doctor's report, or the safe-mode note)
+		// the engine wrote: a regular file of its own.
+		return now == "" || strings.HasPrefix(now, "file ")
+	}
+	// conf.d/.firmware: a real folder of the engine's, holding the
+	// firmware's files of the targets, each a regular file of its own.
+	if rel == "app/conf.d/.firmware" {
+		return now == "" || strings.HasPrefix(now, "dir ")
+	}
+	if dir, name := filepath.Split(rel); dir == "app/conf.d/.firmware/" && slices.Contains([]string{"smb.conf", "proftpd.conf", "exports"}, name) {
 		return now == "" || strings.HasPrefix(now, "file ")
 	}
 	for _, a := range w.c.allow {
