@@ -55,7 +55,7 @@ func Check(ctx context.Context, eng *overlay.Engine, info Info) *Report {
 	r := &Report{
 		Time:    eng.Sys.Now(),
 		Engine:  fmt.Sprintf("Go engine, userscript %s (%s/%s)", info.Version, runtime.GOOS, runtime.GOARCH),
-		App:     eng.App,
+		App:     devicePath(eng),
 		Profile: fmt.Sprintf("%s (%s), %s", eng.Profile.Name, info.ProfileFrom, eng.Profile.Description),
 		Device:  profile.Device(eng.Profile.Name, func(p string) ([]byte, error) { return eng.Sys.ReadFile(eng.Sys.Root(p)) }),
 		State:   "applying conf.d",
@@ -68,11 +68,7 @@ func Check(ctx context.Context, eng *overlay.Engine, info Info) *Report {
 	}
 	r.targets(eng)
 	for _, name := range serviceNames(eng.Profile) {
-		ok, how := eng.ServiceHealth(ctx, name)
-		word := "healthy"
-		if !ok {
-			word = "NOT SERVING"
-		}
+		word, how := eng.ServiceHealth(ctx, name)
 		r.Services = append(r.Services, fmt.Sprintf("%s: %s: %s", name, word, how))
 	}
 	r.disk(eng)
