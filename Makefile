@@ -19,7 +19,7 @@ SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) $(wildcard scripts/*.
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise".
-FUZZ ?= ./internal/source:FuzzNormalize ./internal/validate:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
+FUZZ ?= ./internal/source:FuzzNormalize ./internal/source:FuzzDecode ./internal/validate:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
 FUZZTIME ?= 6s
 
 # The command line for the owner's PC (render and explain a .merge):

@@ -42,7 +42,8 @@ func dryRun(ctx context.Context, e *env) error {
 	defer release()
 	_, err = eng.Apply(ctx)
 	for _, a := range eng.Sys.(*system.DryRun).Actions {
-		if strings.Contains(a, "/state/") || strings.Contains(a, ".status (") {
+		// The engine's own bookkeeping, not a change to the device.
+		if strings.Contains(a, "/state/") || strings.Contains(a, ".status (") || strings.Contains(a, "/conf.d/"+overlay.FirmwareDir+"/") {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "would %s\n", a)

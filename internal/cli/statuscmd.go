@@ -23,6 +23,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if why := eng.Stopped(); why != "" {
+		fmt.Fprintf(e.stderr, "userscript: warning: nothing is applied: %s\n", why)
+	}
 	for _, w := range eng.Exposure() {
 		fmt.Fprintf(e.stderr, "userscript: warning: %s\n", w)
 	}

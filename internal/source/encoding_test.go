@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/nas-userscript/userscript/internal/system"
 )
@@ -87,4 +88,24 @@ func TestScanConvertsUTF16(t *testing.T) {
 	if got := EncodingNote("smb.conf", UTF16LE); got != "conf.d/smb.conf: saved as UTF-16 LE; converted to UTF-8" {
 		t.Errorf("EncodingNote = %q", got)
 	}
+}
+
+// FuzzDecode: Decode never panics, and what it accepts is valid UTF-8
+// without NUL; UTF-8 text without NUL passes unchanged.
+func FuzzDecode(f *testing.F) {
+	for _, s := range [][]byte{nil, []byte("a\r\n"), utf16File("[global]\r\n", false), utf16File("x", true), {0xFF, 0xFE, 0x00, 0xD8}, {0xFE, 0xFF, 0}} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, enc, err := Decode(in)
+		if err != nil {
+			return
+		}
+		if enc != "" && !utf8.Valid(out) || bytes.IndexByte(out, 0) >= 0 {
+			t.Fatalf("Decode(%q) = %q (%s)", in, out, enc)
+		}
+		if enc == "" && !bytes.Equal(out, in) {
+			t.Fatalf("text without a mark changed: %q -> %q", in, out)
+		}
+	})
 }
