@@ -62,8 +62,8 @@ sums:
 
 # Run as root, or with sudo available.
 deps:
-	$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -q --no-install-recommends $(DEBIAN_PACKAGES)
+	$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEBIAN_PACKAGES)
 
 demo:
 	$(GO) run ./internal/firmsim/cmd/demo
