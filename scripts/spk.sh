@@ -18,17 +18,17 @@
 # entries, every mtime $SOURCE_DATE_EPOCH, owner 0/0.
 
 # spk_version prints the package version X.Y.Z-BUILD: $SPK_VERSION when
-# set; else X.Y.Z from the newest vX.Y.Z tag (0.0.0 without one) and BUILD
-# the number of commits up to HEAD, which rises with every commit on the
-# release branch (Package Center wants a build number that rises with
-# every release).
+# set; else X.Y.Z from the VERSION file (the release's semantic version)
+# and BUILD the number of commits up to HEAD, which rises with every
+# commit on the release branch (Package Center wants a build number that
+# rises with every release).
 spk_version() {
 	if [ -n "${SPK_VERSION:-}" ]; then
 		echo "$SPK_VERSION"
 		return
 	fi
-	sv_tag=$(git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null) || sv_tag=
-	sv_feat=${sv_tag#v}
+	sv_feat=
+	[ -f VERSION ] && read -r sv_feat <VERSION
 	case $sv_feat in
 	'' | *[!0-9.]* | *..* | .* | *.) sv_feat=0.0.0 ;;
 	*.*.*.*) sv_feat=0.0.0 ;;

@@ -3,12 +3,12 @@ package scenario
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 var (
@@ -23,19 +23,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goBin, goBuildErr = firmsim.BuildEngine(dir)
-	code := m.Run()
+	code := needtool.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found; CI must install it: %v", name, err)
-		}
-		t.Skipf("%s not found: %v", name, err)
-	}
+	needtool.Tool(t, name)
 }
 
 // TestScenarios runs every testdata/scenarios file against both engines.
