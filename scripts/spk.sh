@@ -79,12 +79,11 @@ make_spk() {
 	ms_icon=$2/spkicon
 	mkdir -p "$ms_pkg" "$ms_spk/scripts"
 	mv "$3" "$ms_pkg/app"
-	# The owner's userscript.toml is made from the example at install and
-	# never overwritten.
-	mv "$ms_pkg/app/userscript.toml" "$ms_pkg/app/userscript.toml.example"
+	# The app ships userscript.toml.example only (dist.sh): the owner's
+	# userscript.toml is made from it at install and never overwritten.
 	for ms_arch in $GOARCHES; do
 		mkdir -p "$ms_pkg/engines"
-		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch "$GO" build \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch "$GO" build -tags noclients \
 			-trimpath -buildvcs=false \
 			-ldflags "-s -w -buildid= -X main.version=$VERSION" \
 			-o "$ms_pkg/engines/userscript-$ms_arch" ./cmd/userscript

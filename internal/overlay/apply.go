@@ -1,10 +1,12 @@
 package overlay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nas-userscript/userscript/internal/history"
@@ -26,9 +28,6 @@ type Outcome struct {
 	// restore marks a held target whose last committed content is put
 	// back: its sources stay held.
 	restore bool
-	// quiet: the status file already says all there is (a boot that put
-	// back committed content): it is only rewritten if that goes wrong.
-	quiet bool
 }
 
 // A Result is what one apply did.
@@ -104,13 +103,21 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 }
 
 // recommit reports a target that gets content the last committed
-// generation holds: its status already says how it was validated.
+// generation holds: not validated again, so its status keeps what the
+// validation said when it was committed (the word, the validator, its
+// warnings); its file is rewritten only when more than that changed.
 func (e *Engine) recommit(o *Outcome) {
-	switch w := status.Read(e.Sys, e.statusPath(o.Item.Target.Name)); w {
-	case status.OK, status.NotValidated:
-		o.Report.Word, o.quiet = w, true
-	default:
-		o.Report.Word = status.OK
+	old := status.ReadReport(e.Sys, e.statusPath(o.Item.Target.Name))
+	r := o.Report
+	r.Word, r.Validated = status.OK, old.Validated
+	if old.Word == status.NotValidated {
+		r.Word = status.NotValidated
+		r.Reason = cmp.Or(r.Reason, old.Reason, "not validated when it was committed")
+	}
+	for _, w := range old.Warnings {
+		if !slices.Contains(r.Warnings, w) {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 }
 
@@ -277,7 +284,7 @@ func errString(err error) string {
 func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
 	e.sweepTornStatuses()
 	for _, o := range outs {
-		if o.Report == nil || o.Report.Word == "" || o.quiet && (o.Report.Word == status.OK || o.Report.Word == status.NotValidated) {
+		if o.Report == nil || o.Report.Word == "" {
 			continue
 		}
 		e.writeStatus(o.Item.Target.Name, o.Report)

@@ -122,14 +122,31 @@ func withoutTime(data []byte) []byte {
 
 // Read returns the word of the status file at path, or "".
 func Read(sys system.System, path string) Word {
+	return ReadReport(sys, path).Word
+}
+
+// ReadReport reads back what a status file says of its validation: the
+// word, the validator, the reason and the warnings (an empty Report when
+// there is no file).
+func ReadReport(sys system.System, path string) Report {
+	var r Report
 	data, err := sys.ReadFile(path)
 	if err != nil {
-		return ""
+		return r
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if w, ok := strings.CutPrefix(strings.TrimSpace(l), "status: "); ok {
-			return Word(w)
+		k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
+		switch {
+		case !ok:
+		case k == "status" && r.Word == "":
+			r.Word = Word(v)
+		case k == "validated":
+			r.Validated = v
+		case k == "reason":
+			r.Reason = v
+		case k == "warning":
+			r.Warnings = append(r.Warnings, v)
 		}
 	}
-	return ""
+	return r
 }
