@@ -198,7 +198,7 @@ func checkPackageTgz(t *testing.T, target, tgz string) {
 		t.Fatalf("%s: package.tgz does not unpack: %v", target, err)
 	}
 	for _, f := range []string{"app/init", "app/lib/engine.sh", "app/lib/profile", "app/lib/version",
-		"app/lib/settings", "app/conf.d/README.md", "app/conf.d/examples/smb.conf", "app/userscript.toml.example"} {
+		"app/lib/settings", "app/conf.d/README.txt", "app/conf.d/examples/smb.conf", "app/userscript.toml.example"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: package.tgz: %s is missing", target, f)
 		}
