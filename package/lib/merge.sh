@@ -78,9 +78,9 @@ _m_trim() {
 
 # _m_rtrim S: _mr is S without the blanks at its end (a newline stays).
 _m_rtrim() {
-	_mp=${1##*[![:space:]]}
-	case $_mp in *"$_mNL"*) _mp=${_mp##*"$_mNL"} ;; esac
-	_mr=${1%"$_mp"}
+	_mrt=${1##*[![:space:]]}
+	case $_mrt in *"$_mNL"*) _mrt=${_mrt##*"$_mNL"} ;; esac
+	_mr=${1%"$_mrt"}
 }
 
 # _m_join V: _mr is the value V read as one line: a backslash-newline
@@ -129,9 +129,9 @@ _m_quote() {
 # messages about a refused line: the table costs a tr.
 _m_ctl() {
 	case ${_mCTL-} in '') _mCTL=$(echo ABCDEFGHIJKLMNOPQRSTUVWXYZabcde | tr 'A-Za-e' '\001-\037') ;; esac
-	_mqp=${_mCTL%%"$1"*}
-	case $_mqp in "$_mCTL") _mqc='\x7f'; return ;; esac
-	_mqn=$((${#_mqp} + 1))
+	_mqt=${_mCTL%%"$1"*}
+	case $_mqt in "$_mCTL") _mqc='\x7f'; return ;; esac
+	_mqn=$((${#_mqt} + 1))
 	case $_mqn in
 	7) _mqc='\a' ;; 8) _mqc='\b' ;; 11) _mqc='\v' ;; 12) _mqc='\f' ;; 13) _mqc='\r' ;;
 	*)
@@ -822,16 +822,16 @@ _m_target() {
 # _m_setline N J gives line N the value of entry J, keeping its
 # indentation, separator and key, unless its key means the opposite.
 _m_setline() {
-	eval "_mx=\$_mR$1 _my=\${_mV$1-}"
-	_mp=${_mx%%=*} _mx=${_mx#*=}
-	_mx=${_mx%%[![:blank:]]*}
-	case $_mS:$_my in "1:$_minv" | :*) ;; *)
-		_mz=${_mp##*[![:space:]]}
-		case $_mz in *"$_mNL"*) _mz=${_mz##*"$_mNL"} ;; esac
-		eval "_mp=\$_mI$1\$_mfk$2\$_mz"
+	eval "_msx=\$_mR$1 _msy=\${_mV$1-}"
+	_msp=${_msx%%=*} _msx=${_msx#*=}
+	_msx=${_msx%%[![:blank:]]*}
+	case $_mS:$_msy in "1:$_minv" | :*) ;; *)
+		_msz=${_msp##*[![:space:]]}
+		case $_msz in *"$_mNL"*) _msz=${_msz##*"$_mNL"} ;; esac
+		eval "_msp=\$_mI$1\$_mfk$2\$_msz"
 		;;
 	esac
-	eval "_mR$1=\$_mp=\$_mx\$_mval\$_mNL"
+	eval "_mR$1=\$_msp=\$_msx\$_mval\$_mNL"
 }
 
 # _m_set J: entry J sets its key in the scope (Go's merger.set).
@@ -841,14 +841,14 @@ _m_set() {
 	for _mc in $_mlook; do
 		eval "_mt=\$_mT$_mc"
 		_mfirst=''
-		for _my in $_mt; do
-			eval "_mz=\$_mD$_my"
+		for _msn in $_mt; do
+			eval "_mz=\$_mD$_msn"
 			case $_mz in "$_mid") ;; *) continue ;; esac
 			case $_mS$_mfirst in
-			1?*) _m_drop "$_mc" "$_my" ;;
-			*) _m_setline "$_my" "$1" ;;
+			1?*) _m_drop "$_mc" "$_msn" ;;
+			*) _m_setline "$_msn" "$1" ;;
 			esac
-			_mfirst=$_my _mfound=1
+			_mfirst=$_msn _mfound=1
 		done
 	done
 	case $_mfound in 1) return ;; esac
@@ -935,7 +935,7 @@ _m_newsection() {
 	_mx=${_mx##* }
 	case $_mx in ?*)
 		eval "_my=\$_mK$_mx\${_mO$_mx-} _mz=\${_mL$_mx-}"
-		case $_my:$_mz in S:*[0-9]*) _mz=${_mz% } _mx=${_mz##* } ;; esac
+		case $_my:$_mz in S:*[0-9]*) _mz=${_mz% } && _mx=${_mz##* } ;; esac
 		eval "_mz=\$_mR$_mx"
 		case $_mz in "$_mNL" | *"$_mNL$_mNL") ;; *) _mL0="$_mL0$_mb2 " ;; esac
 		;;
