@@ -18,12 +18,10 @@
 #                            MERGE_WARNINGS: the deletions that matched
 #                            nothing, one a line.
 #
-# Assumes LC_ALL=C; works under set -u. OUT is the scratch file too (it
-# holds the annotated base while merging): it must be neither BASE nor
-# FRAGMENT, in a writable folder. Processes: one sed, one cat (and the
-# child ash forks for a here-document over 4 KiB). No file content is
-# ever evaluated: eval only builds variable names from numbers. Every
-# other global this file sets starts with _m.
+# Assumes LC_ALL=C; works under set -u; needs no scratch file. Processes:
+# one sed, one cat (and the child ash forks for a here-document over 4
+# KiB). No file content is ever evaluated: eval only builds variable
+# names from numbers. Every other global this file sets starts with _m.
 
 # shellcheck shell=sh
 # shellcheck disable=SC2034,SC2154 # set through eval; REASON and MERGE_* are for the caller
@@ -491,12 +489,35 @@ s/^/=/
 p'
 
 # Node N of the base or the result: _mKN kind (B blank, C comment, O
-# other, E key, S section), _mRN text, _mIN indentation; a key the
-# fragment names has _mNN name, _mDN identity, _mVN inverted. A section
-# has _mLN (its lines, " 3 4 "), _mTN (its keys the fragment names),
-# _mQN (its includes), _mBN its group, _mHN "x" + the indentation of
-# its lines once replaced, _mON 1 when the fragment does not name it
-# (then _mRN holds all its text). Node 0 is the file.
+# lines the fragment does not name, ending with one that is not blank or
+# a comment; E a key; S a section), _mRN text, _mIN indentation; a key
+# the fragment names has _mNN name, _mDN identity, _mVN inverted. A
+# section has _mLN (its lines, " 3 4 "), _mTN (its keys the fragment
+# names), _mQN (its includes), _mBN its group, _mHN "x" + the
+# indentation of its lines once replaced, _mON 1 when the fragment does
+# not name it (then _mRN holds all its text). Node 0 is the file.
+#
+# Lines the fragment does not name are kept together (_mck, indentation
+# _mci), but for the blank lines and comments after the last of them
+# (_mtl), where new lines go before: each is a node of its own.
+
+# _m_flush: the lines kept together so far become nodes.
+_m_flush() {
+	case $_mck in ?*)
+		_mn=$((_mn + 1))
+		eval "_mK$_mn=O _mR$_mn=\$_mck _mI$_mn=\$_mci"
+		_mcl="$_mcl$_mn " _mck=''
+		;;
+	esac
+	while :; do
+		case $_mtl in '') return ;; esac
+		_mx=${_mtl%%"$_mNL"*}$_mNL
+		_mtl=${_mtl#*"$_mNL"}
+		_mn=$((_mn + 1))
+		case $_mx in *[![:space:]]*) eval "_mK$_mn=C _mR$_mn=\$_mx" ;; *) eval "_mK$_mn=B _mR$_mn=\$_mx" ;; esac
+		_mcl="$_mcl$_mn "
+	done
+}
 
 # _m_close: the section or the top of the file being read is complete.
 _m_close() {
@@ -506,6 +527,7 @@ _m_close() {
 		return
 		;;
 	esac
+	_m_flush
 	eval "_mL$_mcur=\$_mcl _mT$_mcur=\$_mct _mQ$_mcur=\$_mcq"
 }
 
@@ -515,137 +537,142 @@ _m_unit() {
 	case $_mcur:$1 in 0:*) ;; *:"$_msind"?*) _munit=${1#"$_msind"} ;; esac
 }
 
-# _m_node_smb: one logical line (_mann, _mlr) of a smb.conf base.
-_m_node_smb() {
-	case $_mann in s*)
-		_m_close
-		_ma=${_mann#s}
-		_mind=${_ma%%|*}
-		_mn=$((_mn + 1))
-		_mL0="$_mL0$_mn " _mcur=$_mn _msind=$_mind
-		_mcl=' ' _mct=' ' _mcq=' ' _mcgr=''
-		_my=${_ma#*|}
-		for _mx in $_mG; do
-			eval "_mz=\$_mgi$_mx"
-			case $_mz in "$_my") _mcgr=$_mx; break ;; esac
-		done
-		case $_mcgr in
-		'')
-			_mopq=1 _macc=$_mlr
-			eval "_mK$_mn=S _mI$_mn=\$_mind _mO$_mn=1"
-			;;
-		*)
-			eval "_mK$_mn=S _mR$_mn=\$_mlr _mI$_mn=\$_mind _mO$_mn= _mH$_mn= _mB$_mn=$_mcgr" \
-				"_mgS$_mcgr=\"\${_mgS$_mcgr}$_mn \" _mcgI=\$_mgI$_mcgr _mcgN=\$_mgN$_mcgr"
-			;;
-		esac
-		return
+# _m_section: a section line (_mann, _mlr) of a smb.conf base.
+_m_section() {
+	_m_close
+	_ma=${_mann#s}
+	_mind=${_ma%%|*}
+	_mn=$((_mn + 1))
+	_mL0="$_mL0$_mn " _mcur=$_mn _msind=$_mind
+	_mcl=' ' _mct=' ' _mcq=' ' _mcgr=''
+	_my=${_ma#*|}
+	for _mx in $_mG; do
+		eval "_mz=\$_mgi$_mx"
+		case $_mz in "$_my") _mcgr=$_mx && break ;; esac
+	done
+	case $_mcgr in
+	'')
+		_mopq=1 _macc=$_mlr
+		eval "_mK$_mn=S _mI$_mn=\$_mind _mO$_mn=1"
+		;;
+	*)
+		eval "_mK$_mn=S _mR$_mn=\$_mlr _mI$_mn=\$_mind _mO$_mn='' _mH$_mn='' _mB$_mn=$_mcgr" \
+			"_mgS$_mcgr=\"\${_mgS$_mcgr}$_mn \" _mcgI=\$_mgI$_mcgr _mcgN=\$_mgN$_mcgr"
 		;;
 	esac
-	case $_mopq in 1)
+}
+
+# _m_line: one logical line (_mann, _mlr) of the base, not a section.
+_m_line() {
+	case $_mopq:$_mann in
+	1:[oe]*)
 		_macc=$_macc$_mlr
 		case $_munit in '')
-			case $_mann in
-			o*) _m_unit "${_mann#o}" ;;
-			e*) _ma=${_mann#e} && _m_unit "${_ma%%|*}" ;;
-			esac
+			_ma=${_mann#?}
+			_m_unit "${_ma%%|*}"
 			;;
 		esac
 		return
 		;;
+	1:*) _macc=$_macc$_mlr && return ;;
+	:[bc]) _mtl=$_mtl$_mlr && return ;;
 	esac
+	_ma=${_mann#?}
+	_mind=${_ma%%|*}
+	case $_munit in '') _m_unit "$_mind" ;; esac
+	case $_mann:$_mcgr in
+	o*) ;;
+	*:) ;;
+	*)
+		_m_special "${_ma#*|}"
+		case $_msp in 1) return ;; esac
+		;;
+	esac
+	_mck=$_mck$_mtl$_mlr _mtl='' _mci=$_mind
+}
+
+# _m_special KEY: the key line (_mlr, _mind) is one the fragment may name
+# (_msp 1): a node of its own, found by a lookup.
+_m_special() {
+	case $_mS in
+	1) _m_syn "$1" ;;
+	*) _mmain=$1 _minv='' ;;
+	esac
+	_mid=$_mmain _msp=''
+	case $_mS$_mid in 1include)
+		_my=${_mlr#*=}
+		_my=${_my#"${_my%%[![:blank:]]*}"}
+		_m_join "${_my%"$_mNL"}"
+		_mid=include=$_mr _msp=1
+		;;
+	esac
+	case $_mcgI in *"$_mNL$_mid$_mNL"*) _msp=1 ;; esac
+	case $_mcgN in *"$_mNL$_mmain$_mNL"*) _msp=1 ;; esac
+	case $_msp in '') return ;; esac
+	_m_flush
 	_mn=$((_mn + 1))
-	_mcl="$_mcl$_mn "
+	eval "_mK$_mn=E _mR$_mn=\$_mlr _mI$_mn=\$_mind _mN$_mn=\$_mmain _mD$_mn=\$_mid _mV$_mn=\$_minv"
+	_mcl="$_mcl$_mn " _mct="$_mct$_mn "
+	case $_mmain in include) _mcq="$_mcq$_mn " ;; esac
+}
+
+# _m_logical: the logical line read (_mann, _mlr) of a smb.conf base.
+_m_logical() {
 	case $_mann in
-	b) eval "_mK$_mn=B _mR$_mn=\$_mlr" ;;
-	c) eval "_mK$_mn=C _mR$_mn=\$_mlr" ;;
-	o*)
-		_mind=${_mann#o}
-		eval "_mK$_mn=O _mR$_mn=\$_mlr _mI$_mn=\$_mind"
-		case $_munit in '') _m_unit "$_mind" ;; esac
-		;;
-	e*)
-		_ma=${_mann#e}
-		_mind=${_ma%%|*}
-		eval "_mK$_mn=E _mR$_mn=\$_mlr _mI$_mn=\$_mind"
-		case $_munit in '') _m_unit "$_mind" ;; esac
-		case $_mcgr in '') return ;; esac
-		_m_syn "${_ma#*|}"
-		_mid=$_mmain
-		case $_mid in include)
-			_mx=${_mlr#*=}
-			_mx=${_mx#"${_mx%%[![:blank:]]*}"}
-			_m_join "${_mx%"$_mNL"}"
-			_mid=include=$_mr _mcq="$_mcq$_mn "
-			;;
-		esac
-		_m_hit
-		;;
+	s*) _m_section ;;
+	?*) _m_line ;;
 	esac
 }
 
-# _m_hit: key node _mn (_mmain, _mid, _minv) may be one the fragment
-# names: keep it where a lookup finds it.
-_m_hit() {
-	case $_mcgI in *"$_mNL$_mid$_mNL"*) ;; *)
-		case $_mcgN in *"$_mNL$_mmain$_mNL"*) ;; *) return ;; esac
-		;;
-	esac
-	eval "_mN$_mn=\$_mmain _mD$_mn=\$_mid _mV$_mn=\$_minv"
-	_mct="$_mct$_mn "
-}
-
-# _m_node_kv: one line (_mann, _mlr) of a key = value base.
-_m_node_kv() {
-	_mn=$((_mn + 1))
-	_mcl="$_mcl$_mn "
-	case $_mann in
-	b) eval "_mK$_mn=B _mR$_mn=\$_mlr" ;;
-	c) eval "_mK$_mn=C _mR$_mn=\$_mlr" ;;
-	o*) eval "_mK$_mn=O _mR$_mn=\$_mlr _mI$_mn=\${_mann#o}" ;;
-	e*)
-		_ma=${_mann#e}
-		eval "_mK$_mn=E _mR$_mn=\$_mlr _mI$_mn=\${_ma%%|*}"
-		_mmain=${_ma#*|} _mid=${_ma#*|} _minv=''
-		_m_hit
-		# New keys take the separator of the first key with a value.
-		case $_msepf in '')
-			_mp=${_mlr%%=*} _mx=${_mlr#*=}
-			_my=${_mx%%[![:blank:]]*}
-			_mx=${_mx#"$_my"}
-			case ${_mx%"$_mNL"} in ?*) _msepf=${_mp##*[![:space:]]}=$_my ;; esac
-			;;
-		esac
-		;;
-	esac
-}
-
-# _m_load ANNOTATED: reads the annotated base into nodes.
+# _m_load BASE: reads the base, annotated by sed, into nodes; _mok is
+# set when it could be read.
 _m_load() {
-	_mn=0 _mcur=0 _mcl=' ' _mct=' ' _mcq=' ' _mopq='' _macc='' _munit='' _msind='' _mann='' _mlr='' _msepf=''
-	_mL0=' ' _mcgr=''
-	for _mx in $_mG; do
-		eval "_my=\$_mgi$_mx"
-		case $_my in global | '') _mcgr=$_mx ;; esac
+	case $_mS in 1) _mx=$_mSEDSMB ;; *) _mx=$_mSEDKV ;; esac
+	_mx=$(sed -n -e "$_mx" "$1" 2>/dev/null) || return
+	_mn=0 _mcur=0 _mcl=' ' _mct=' ' _mcq=' ' _mopq='' _macc='' _munit='' _msind='' _mann='' _mlr=''
+	_mL0=' ' _mcgr='' _mck='' _mci='' _mtl='' _msepf=''
+	for _my in $_mG; do
+		eval "_mz=\$_mgi$_my"
+		case $_mz in global | '') _mcgr=$_my ;; esac
 	done
 	eval "_mcgI=\${_mgI$_mcgr-} _mcgN=\${_mgN$_mcgr-}"
-	{
-		while IFS= read -r _ml || case $_ml in '') false ;; esac; do
-			case $_mS:$_ml in
-			1:=*) _mlr=$_mlr${_ml#=}$_mNL ;;
-			:=*) _mlr=${_ml#=}$_mNL && _m_node_kv ;;
-			1:*)
-				case $_mann in ?*) _m_node_smb ;; esac
-				_mann=$_ml _mlr=''
-				;;
-			*) _mann=$_ml ;;
-			esac
-		done
-		_mok=1
-	} 2>/dev/null <"$1"
-	case $_mS:$_mann in 1:?*) _m_node_smb ;; esac
+	# One line a field: sed writes no empty line.
+	_my=${IFS+set}:${IFS-}
+	IFS=$_mNL
+	# shellcheck disable=SC2086 # split on purpose
+	case $- in *f*) set -- $_mx ;; *) set -f && set -- $_mx && set +f ;; esac
+	case $_my in set:*) IFS=${_my#set:} ;; *) unset IFS ;; esac
+	for _ml do
+		case $_mS:$_ml in
+		1:=*) _mlr=$_mlr${_ml#=}$_mNL ;;
+		:=*)
+			_mlr=${_ml#=}$_mNL
+			_m_line
+			_m_kvsep
+			;;
+		1:*)
+			_m_logical
+			_mann=$_ml _mlr=''
+			;;
+		*) _mann=$_ml ;;
+		esac
+	done
+	case $_mS in 1) _m_logical ;; esac
 	_m_close
 	case $_munit in '') _munit=$_mTAB ;; esac
+	_mok=1
+}
+
+# _m_kvsep: new keys of a key = value file take the separator of its
+# first key with a value (_msepf).
+_m_kvsep() {
+	case $_msepf:$_mann in :e*)
+		_mp=${_mlr%%=*} _mx=${_mlr#*=}
+		_my=${_mx%%[![:blank:]]*}
+		_mx=${_mx#"$_my"}
+		case ${_mx%"$_mNL"} in ?*) _msepf=${_mp##*[![:space:]]}=$_my ;; esac
+		;;
+	esac
 }
 
 # ---- merging (Go's merger.applyKids and what it calls) ---------------
@@ -1041,14 +1068,8 @@ merge_file() {
 	*:?*) REASON=$_me ;;
 	esac
 	case $REASON in ?*) return 1 ;; esac
-	case $_mS in 1) _mx=$_mSEDSMB ;; *) _mx=$_mSEDKV ;; esac
-	sed -n -e "$_mx" "$2" >"$5" && _m_load "$5"
-	case $_mok in '')
-		rm -f "$5"
-		REASON="$2: cannot be read"
-		return 1
-		;;
-	esac
+	_m_load "$2"
+	case $_mok in '') REASON="$2: cannot be read" && return 1 ;; esac
 	_m_apply
 	_m_write "$5" || {
 		REASON="$5: cannot be written"
