@@ -40,7 +40,7 @@ var (
 		"enable spoolss", "disable spoolss", "max protocol", "protocol", "comment", "hide dot files", "ü key",
 		"a:b", "x", "passwd chat"}
 	values = []string{"yes", "no", "1", "/srv/x", "/etc/a.conf", "/etc/b.conf", "TCP_NODELAY SO_RCVBUF=8192", "",
-		`a\b`, "$x `y` \"q\" 'z'", "%m", "ü", "a  b", "no ", "x = y", "*?[]", "a \\\n  b", "c\\ \n\td"}
+		`a\b`, "$x `y` \"q\" 'z'", "%m", "ü", "a  b", "no ", "x = y", "*?[]", "a \\\n  b", "c\\ \n\td", "a\rb", "\x7f"}
 	kvKeys = []string{"net.core.rmem_max", "net/core/rmem_max", "-net.core.rmem_max", "vm.swappiness",
 		"-vm.swappiness", "listen", "anonymous_enable", "a b", "a", "x/y", "-", "ü"}
 )
@@ -97,7 +97,8 @@ func (g *gen) sambaLine(frag bool) string {
 	case 1:
 		return g.pick("", " ", "\t") + "\n"
 	case 2:
-		return in + g.pick("no equals", "= x", "[unclosed", "a \\", "x\\ ") + "\n"
+		return in + g.pick("no equals", "= x", "[unclosed", "a \\", "x\\ ", "bell\a here", "del\x7f", "cr\rmid",
+			"\x1b[0m", "\x01\x02\x1f", "q\"uo\\te", "[x\f") + "\n"
 	case 3:
 		if frag {
 			return in + "!" + g.pick("", " ") + g.pick(sambaKeys...) + "\n"
@@ -143,7 +144,8 @@ func (g *gen) kvLine(frag bool) string {
 	case 1:
 		return g.pick("", " ", "\t") + "\n"
 	case 2:
-		return in + g.pick("no equals", "= x", "include /etc/x", "- = 1") + "\n"
+		return in + g.pick("no equals", "= x", "include /etc/x", "- = 1", "bell\a here", "del\x7f", "cr\rmid",
+			"\x1b[0m", "\x01\x02\x1f", "q\"uo\\te", "\v\b") + "\n"
 	case 3:
 		if frag {
 			return in + "!" + g.pick("", " ") + g.pick(append(kvKeys, "", "# c")...) + "\n"

@@ -206,18 +206,21 @@ func compare(t *testing.T, cases []mergeCase) {
 	t.Logf("%d cases: %d refused, %d with warnings; %d left out, outside what sh does byte for byte (TestDeviations)",
 		len(cases), refused, warned, outside)
 	for _, sh := range shells(t) {
-		got := shMerge(t, sh, cases)
-		bad := 0
-		for i, c := range cases {
-			if msg := differ(want[i], got[i]); msg != "" {
-				if bad++; bad <= 5 {
-					t.Errorf("%s, BusyBox %s: %s\nbase %q\nfrag %q", c.name, sh.name, msg, c.base, c.frag)
+		t.Run("busybox-"+sh.name, func(t *testing.T) {
+			t.Parallel()
+			got := shMerge(t, sh, cases)
+			bad := 0
+			for i, c := range cases {
+				if msg := differ(want[i], got[i]); msg != "" {
+					if bad++; bad <= 5 {
+						t.Errorf("%s: %s\nbase %q\nfrag %q", c.name, msg, c.base, c.frag)
+					}
 				}
 			}
-		}
-		if bad > 5 {
-			t.Errorf("BusyBox %s: %d cases differ in all", sh.name, bad)
-		}
+			if bad > 5 {
+				t.Errorf("%d cases differ in all", bad)
+			}
+		})
 	}
 }
 

@@ -126,7 +126,11 @@ _m_quote() {
 # _m_ctl C: _mqc is the escape of the control character C. Only for
 # messages about a refused line: the table costs a tr.
 _m_ctl() {
-	case ${_mCTL-} in '') _mCTL=$(echo ABCDEFGHIJKLMNOPQRSTUVWXYZabcde | tr 'A-Za-e' '\001-\037') ;; esac
+	case ${_mCTL-} in '')
+		_mCTL=$(echo ABCDEFGHIJKLMNOPQRSTUVWXYZabcde | tr ABCDEFGHIJKLMNOPQRSTUVWXYZabcde \
+			'\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037')
+		;;
+	esac
 	_mqt=${_mCTL%%"$1"*}
 	case $_mqt in "$_mCTL") _mqc='\x7f'; return ;; esac
 	_mqn=$((${#_mqt} + 1))
@@ -1051,7 +1055,7 @@ EOF
 	esac
 }
 
-merge_file() {
+_m_merge() {
 	REASON='' MERGE_WARNINGS=''
 	case $1 in
 	smb.conf) _mS=1 ;;
@@ -1068,6 +1072,7 @@ merge_file() {
 	*:?*) REASON=$_me ;;
 	esac
 	case $REASON in ?*) return 1 ;; esac
+	_mok=''
 	_m_load "$2"
 	case $_mok in '') REASON="$2: cannot be read" && return 1 ;; esac
 	_m_apply
@@ -1076,6 +1081,16 @@ merge_file() {
 		return 1
 	}
 	MERGE_WARNINGS=$_mW
+}
+
+merge_file() {
+	# Lists of nodes are split at blanks, whatever the caller's IFS.
+	_mifs=${IFS+set}:${IFS-}
+	IFS=" $_mTAB$_mNL"
+	_m_merge "$@"
+	_mrc=$?
+	case $_mifs in set:*) IFS=${_mifs#set:} ;; *) unset IFS ;; esac
+	return $_mrc
 }
 
 # _m_kind NAME: _mk is smb, ftp, nfs, no (cannot be merged) or kv for a
