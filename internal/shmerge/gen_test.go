@@ -40,7 +40,7 @@ var (
 		"enable spoolss", "disable spoolss", "max protocol", "protocol", "comment", "hide dot files", "ü key",
 		"a:b", "x", "passwd chat"}
 	values = []string{"yes", "no", "1", "/srv/x", "/etc/a.conf", "/etc/b.conf", "TCP_NODELAY SO_RCVBUF=8192", "",
-		`a\b`, "$x `y` \"q\" 'z'", "%m", "ü", "a  b", "no ", "x = y", "*?[]", "a \\\n  b", "c\\ \n\td", "a\rb", "\x7f"}
+		`a\b`, "$x `y` \"q\" 'z'", "%m", "ü", "a  b", "no ", "x = y", "*?[]", "a \\\n  b", "c\\ \n\td", "a\rb", "\x7f", "EOF", "$(echo hi) ${x}"}
 	kvKeys = []string{"net.core.rmem_max", "net/core/rmem_max", "-net.core.rmem_max", "vm.swappiness",
 		"-vm.swappiness", "listen", "anonymous_enable", "a b", "a", "x/y", "-", "ü"}
 )
