@@ -141,3 +141,22 @@ func TestRandom(t *testing.T) {
 	}
 	compare(t, again(cases))
 }
+
+// TestEdges are cases written for what random ones rarely reach: node
+// numbers of two digits, names that look like the sh's own markers.
+func TestEdges(t *testing.T) {
+	many := strings.Repeat("k = v\n# c\n", 6)
+	var cases []mergeCase
+	for i, c := range [][3]string{
+		{"keyvalue", many + "a = 1\nb = 2\na = 3\na = 4\n", "a = 5\n"},
+		{"keyvalue", "x = 1\n", "x = 2\n1abc = 3\n"},
+		{"keyvalue", "x = 1\n", "10 = 3\n"},
+		{"keyvalue", many + "1include = 1\n", "1include = 2\n!1include\n1include = 3\n"},
+		{"smb.conf", "[a]\n\tinclude = /x\n" + many, "[a]\na:1 = 2\nb1 = 3\ninclude = /y\n"},
+		{"smb.conf", "[a]\n" + many + "\tx = 1\n\tx = 2\n\tinclude = /i\n", "[a]\nx = 3\nz:9 = 1\n"},
+		{"smb.conf", "[a]\n\tx = 1\n", "[a]\n1 = 2\n[1]\n"},
+	} {
+		cases = append(cases, mergeCase{name: fmt.Sprintf("edge %d", i), format: c[0], base: c[1], frag: c[2], fragName: "f.merge"})
+	}
+	compare(t, again(cases))
+}

@@ -66,9 +66,9 @@ func (g *gen) sambaBase() string {
 	for range g.r.IntN(3) {
 		b.WriteString(g.sambaLine(false))
 	}
-	for range g.r.IntN(6) {
+	for range g.r.IntN(8) {
 		fmt.Fprintf(&b, "%s[%s]%s\n", g.pick(indents[:4]...), g.pick(sections...), g.pick("", "", " ; c", " x"))
-		for range g.r.IntN(7) {
+		for range g.r.IntN(9) {
 			b.WriteString(g.sambaLine(false))
 		}
 	}
@@ -161,7 +161,7 @@ func (g *gen) kvLine(frag bool) string {
 
 func (g *gen) kvBase() string {
 	var b strings.Builder
-	for range g.r.IntN(9) {
+	for range g.r.IntN(24) {
 		b.WriteString(g.kvLine(false))
 	}
 	s := b.String()

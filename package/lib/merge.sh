@@ -412,7 +412,7 @@ _m_fragment() {
 		done
 		_mok=1
 	} 2>/dev/null <"$1"
-	case $_mS$_mt in 1?*) _m_err "$_mlno" "the last line ends with $_mBS but no line follows: remove the $_mBS" ;; esac
+	case $_mS:$_mt in 1:?*) _m_err "$_mlno" "the last line ends with $_mBS but no line follows: remove the $_mBS" ;; esac
 }
 
 # ---- the base --------------------------------------------------------
@@ -603,7 +603,7 @@ _m_special() {
 	*) _mmain=$1 _minv='' ;;
 	esac
 	_mid=$_mmain _msp=''
-	case $_mS$_mid in 1include)
+	case $_mS:$_mid in 1:include)
 		_my=${_mlr#*=}
 		_my=${_my#"${_my%%[![:blank:]]*}"}
 		_m_join "${_my%"$_mNL"}"
@@ -875,8 +875,8 @@ _m_set() {
 		for _msn in $_mt; do
 			eval "_mz=\$_mD$_msn"
 			case $_mz in "$_mid") ;; *) continue ;; esac
-			case $_mS$_mfirst in
-			1?*) _m_drop "$_mc" "$_msn" ;;
+			case $_mS:$_mfirst in
+			1:?*) _m_drop "$_mc" "$_msn" ;;
 			*) _m_setline "$_msn" "$1" ;;
 			esac
 			_mfirst=$_msn _mfound=1
@@ -891,10 +891,15 @@ _m_set() {
 	# a comment or blank; at the top of an empty section, the end of a
 	# file.
 	eval "_mx=\$_mQ$_mtgt"
-	case $_mS:$_mnm:$_mx in
-	1:include:*[0-9]*) _mx=${_mx% } _mhow=a && _mat=${_mx##* } ;;
-	1:*:*[0-9]*) _mx=${_mx# } _mhow=b && _mat=${_mx%% *} ;;
-	*)
+	_mhow=''
+	case $_mS:$_mx in 1:*[0-9]*)
+		case $_mnm in
+		include) _mx=${_mx% } && _mhow=a _mat=${_mx##* } ;;
+		*) _mx=${_mx# } && _mhow=b _mat=${_mx%% *} ;;
+		esac
+		;;
+	esac
+	case $_mhow in '')
 		_m_lastnt "$_mtgt"
 		case $_mlnt:$_mtgt in
 		:0) _mhow=e ;;
