@@ -3,8 +3,10 @@
 # fragment merged into a 300-line smb.conf under BusyBox 1.00's ash, with
 # only the applets the sh engine may use on PATH. Prints, for a fragment
 # of 3 keys and one of 10 (the seeds' tuning, a new share, a deleted
-# one), the processes one merge forks (counted by strace) and the wall
-# time of one merge, the mean of RUNS. Needs strace and GNU date.
+# one), the processes one merge forks (counted by strace), and the wall
+# time and CPU time (user + system, the shell's and its children's, as
+# ash's `times` gives them) of one merge, the mean of RUNS. The CPU time
+# is the steadier number on a busy machine. Needs strace and GNU date.
 #
 #   sh bench/merge.sh [RUNS]     (default 50)
 #
@@ -48,6 +50,7 @@ while :; do
 	i=$((i + 1))
 	merge_file smb.conf "$2" "$3" conf.d/smb.conf.merge "$5" || exit 1
 done
+times >"$5.times"
 EOF
 
 echo "$("$bb" 2>&1 | head -n 1 | cut -d' ' -f1-2); base: $(wc -l <"$base") lines, $(wc -c <"$base") bytes"
@@ -58,5 +61,6 @@ for frag in three ten; do
 	t0=$(date +%s%N)
 	env -i PATH="$tmp/bin" "$tmp/bin/sh" "$tmp/run.sh" "$top/package/lib/merge.sh" "$base" "$tmp/$frag.merge" "$runs" "$tmp/out"
 	t1=$(date +%s%N)
-	echo "fragment $frag ($(grep -c . "$tmp/$frag.merge") lines): forks=$forks per merge, wall=$(((t1 - t0) / runs / 1000)) us per merge (mean of $runs), result $(wc -c <"$tmp/out") bytes"
+	cpu=$(tr 'ms\n' '   ' <"$tmp/out.times" | awk -v n="$runs" '{ for (i = 1; i <= NF; i += 2) s += $i * 60 + $(i + 1); printf "%d", s * 1e6 / n }')
+	echo "fragment $frag ($(grep -c . "$tmp/$frag.merge") lines): forks=$forks per merge, wall=$(((t1 - t0) / runs / 1000)) us, cpu=$cpu us per merge (mean of $runs), result $(wc -c <"$tmp/out") bytes"
 done

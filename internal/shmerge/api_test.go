@@ -18,10 +18,7 @@ import (
 // returns what it printed.
 func runSh(t *testing.T, sh shell, dir, script string, args ...string) string {
 	t.Helper()
-	lib, err := filepath.Abs(filepath.Join("..", "..", "package", "lib", "merge.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := libPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sh.sh, append([]string{"-c", "set -u; . \"$0\"; " + script, lib}, args...)...)

@@ -155,6 +155,8 @@ func TestEdges(t *testing.T) {
 		{"smb.conf", "[a]\n\tinclude = /x\n" + many, "[a]\na:1 = 2\nb1 = 3\ninclude = /y\n"},
 		{"smb.conf", "[a]\n" + many + "\tx = 1\n\tx = 2\n\tinclude = /i\n", "[a]\nx = 3\nz:9 = 1\n"},
 		{"smb.conf", "[a]\n\tx = 1\n", "[a]\n1 = 2\n[1]\n"},
+		{"smb.conf", "[x]\n\ta:b = 1\n  c = 2\n[y]\n", "[new]\nk = v\n"},
+		{"smb.conf", "[x]\n  a:sb = 1\n\ta:c = 1\n \tx:b = 2\n", "[x]\nnew = 1\n"},
 	} {
 		cases = append(cases, mergeCase{name: fmt.Sprintf("edge %d", i), format: c[0], base: c[1], frag: c[2], fragName: "f.merge"})
 	}

@@ -141,10 +141,7 @@ func shMerge(t *testing.T, sh shell, cases []mergeCase) []result {
 	}
 	writeFile(t, filepath.Join(dir, "list"), list.String())
 	writeFile(t, filepath.Join(dir, "driver.sh"), driver)
-	lib, err := filepath.Abs(filepath.Join("..", "..", "package", "lib", "merge.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := libPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sh.sh, filepath.Join(dir, "driver.sh"), lib, dir)
@@ -157,6 +154,18 @@ func shMerge(t *testing.T, sh shell, cases []mergeCase) []result {
 		res[i] = readResult(t, filepath.Join(dir, strconv.Itoa(i)))
 	}
 	return res
+}
+
+// libPath is merge.sh. It is read here so that go test's cache knows
+// the results depend on it (the shell that runs it is not watched).
+func libPath(t *testing.T) string {
+	t.Helper()
+	lib, err := filepath.Abs(filepath.Join("..", "..", "package", "lib", "merge.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFile(t, lib)
+	return lib
 }
 
 // readResult reads what the driver kept of one case.

@@ -503,14 +503,16 @@ p'
 #
 # Lines the fragment does not name are kept together (_mck, indentation
 # _mci), but for the blank lines and comments after the last of them
-# (_mtl), where new lines go before: each is a node of its own.
+# (_mtl), where new lines go before: each is a node of its own. Long
+# texts grow in two steps (_mck2 into _mck, _mac2 into _macc): ash copies
+# a variable byte by byte each time it is appended to.
 
 # _m_flush: the lines kept together so far become nodes.
 _m_flush() {
-	case $_mck in ?*)
+	case $_mck$_mck2 in ?*)
 		_mn=$((_mn + 1))
-		eval "_mK$_mn=O _mR$_mn=\$_mck _mI$_mn=\$_mci"
-		_mcl="$_mcl$_mn " _mck=''
+		eval "_mK$_mn=O _mR$_mn=\$_mck\$_mck2 _mI$_mn=\$_mci"
+		_mcl="$_mcl$_mn " _mck='' _mck2=''
 		;;
 	esac
 	while :; do
@@ -526,8 +528,8 @@ _m_flush() {
 # _m_close: the section or the top of the file being read is complete.
 _m_close() {
 	case $_mopq in 1)
-		eval "_mR$_mcur=\$_macc"
-		_mopq=''
+		eval "_mR$_mcur=\$_macc\$_mac2"
+		_mopq='' _mac2=''
 		return
 		;;
 	esac
@@ -556,7 +558,7 @@ _m_section() {
 	done
 	case $_mcgr in
 	'')
-		_mopq=1 _macc=$_mlr
+		_mopq=1 _macc=$_mlr _mac2=''
 		eval "_mK$_mn=S _mI$_mn=\$_mind _mO$_mn=1"
 		;;
 	*)
@@ -570,7 +572,7 @@ _m_section() {
 _m_line() {
 	case $_mopq:$_mann in
 	1:[oe]*)
-		_macc=$_macc$_mlr
+		_mac2=$_mac2$_mlr
 		case $_munit in '')
 			_ma=${_mann#?}
 			_m_unit "${_ma%%|*}"
@@ -578,7 +580,7 @@ _m_line() {
 		esac
 		return
 		;;
-	1:*) _macc=$_macc$_mlr && return ;;
+	1:*) _mac2=$_mac2$_mlr && return ;;
 	:[bc]) _mtl=$_mtl$_mlr && return ;;
 	esac
 	_ma=${_mann#?}
@@ -592,7 +594,8 @@ _m_line() {
 		case $_msp in 1) return ;; esac
 		;;
 	esac
-	_mck=$_mck$_mtl$_mlr _mtl='' _mci=$_mind
+	_mck2=$_mck2$_mtl$_mlr _mtl='' _mci=$_mind
+	case ${#_mck2} in ????*) _mck=$_mck$_mck2 _mck2='' ;; esac
 }
 
 # _m_special KEY: the key line (_mlr, _mind) is one the fragment may name
@@ -620,21 +623,13 @@ _m_special() {
 	case $_mmain in include) _mcq="$_mcq$_mn " ;; esac
 }
 
-# _m_logical: the logical line read (_mann, _mlr) of a smb.conf base.
-_m_logical() {
-	case $_mann in
-	s*) _m_section ;;
-	?*) _m_line ;;
-	esac
-}
-
 # _m_load BASE: reads the base, annotated by sed, into nodes; _mok is
 # set when it could be read.
 _m_load() {
 	case $_mS in 1) _mx=$_mSEDSMB ;; *) _mx=$_mSEDKV ;; esac
 	_mx=$(sed -n -e "$_mx" "$1" 2>/dev/null) || return
 	_mn=0 _mcur=0 _mcl=' ' _mct=' ' _mcq=' ' _mopq='' _macc='' _munit='' _msind='' _mann='' _mlr=''
-	_mL0=' ' _mcgr='' _mck='' _mci='' _mtl='' _msepf=''
+	_mL0=' ' _mcgr='' _mck='' _mck2='' _mci='' _mtl='' _msepf='' _mac2=''
 	for _my in $_mG; do
 		eval "_mz=\$_mgi$_my"
 		case $_mz in global | '') _mcgr=$_my ;; esac
@@ -646,22 +641,46 @@ _m_load() {
 	# shellcheck disable=SC2086 # split on purpose
 	case $- in *f*) set -- $_mx ;; *) set -f && set -- $_mx && set +f ;; esac
 	case $_my in set:*) IFS=${_my#set:} ;; *) unset IFS ;; esac
-	for _ml do
-		case $_mS:$_ml in
-		1:=*) _mlr=$_mlr${_ml#=}$_mNL ;;
-		:=*)
-			_mlr=${_ml#=}$_mNL
-			_m_line
-			_m_kvsep
-			;;
-		1:*)
-			_m_logical
-			_mann=$_ml _mlr=''
-			;;
-		*) _mann=$_ml ;;
-		esac
-	done
-	case $_mS in 1) _m_logical ;; esac
+	case $_mS in
+	1)
+		# A logical line is complete when the next one begins.
+		for _ml do
+			case $_ml in
+			=*) _mlr=$_mlr${_ml#=}$_mNL ;;
+			*)
+				# Fast paths: a section nobody names, once the file's
+				# indentation step is known; blank lines and comments.
+				case $_mann:$_mopq$_munit in
+				s*) _m_section ;;
+				[bc]:1*) _mac2=$_mac2$_mlr ;;
+				[bc]:*) _mtl=$_mtl$_mlr ;;
+				?*)
+					case $_mopq$_munit in
+					1?*) _mac2=$_mac2$_mlr ;;
+					*) _m_line ;;
+					esac
+					;;
+				esac
+				case ${#_mac2} in ????*) _macc=$_macc$_mac2 _mac2='' ;; esac
+				_mann=$_ml _mlr=''
+				;;
+			esac
+		done
+		case $_mann in s*) _m_section ;; ?*) _m_line ;; esac
+		;;
+	*)
+		for _ml do
+			case $_ml in
+			=*)
+				_mlr=${_ml#=}$_mNL
+				_m_line
+				_m_kvsep
+				;;
+			*) _mann=$_ml ;;
+			esac
+		done
+		;;
+	esac
 	_m_close
 	case $_munit in '') _munit=$_mTAB ;; esac
 	_mok=1
@@ -1040,15 +1059,20 @@ _m_apply() {
 
 # _m_write OUT: writes the nodes' text to OUT.
 _m_write() {
-	_mo=''
+	_mo='' _mo2=''
 	for _mx in $_mL0; do
-		eval "_mo=\$_mo\$_mR$_mx _my=\$_mK$_mx\${_mO$_mx-}"
+		eval "_mz=\$_mR$_mx _my=\$_mK$_mx\${_mO$_mx-}"
+		_mo2=$_mo2$_mz
 		case $_my in S)
 			eval "_mz=\$_mL$_mx"
-			for _my in $_mz; do eval "_mo=\$_mo\$_mR$_my"; done
+			for _my in $_mz; do
+				eval "_mo2=\$_mo2\$_mR$_my"
+			done
 			;;
 		esac
+		case ${#_mo2} in ????*) _mo=$_mo$_mo2 _mo2='' ;; esac
 	done
+	_mo=$_mo$_mo2
 	case $_mo in
 	'') : >"$1" ;;
 	*)
