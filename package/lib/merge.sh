@@ -13,15 +13,22 @@
 #   merge_file FORMAT BASE FRAGMENT FRAGNAME OUT
 #                            merges FRAGMENT (normalised) onto BASE (an
 #                            empty file when there is none) into OUT: 0.
-#                            A mistake in the fragment: 1, OUT untouched,
-#                            REASON "FRAGNAME line N: ...", one a line.
+#                            FORMAT is smb.conf or keyvalue. A mistake in
+#                            the fragment: 1, OUT untouched, REASON
+#                            "FRAGNAME line N: ...", one a line (as the Go
+#                            engine words it). A base or fragment that
+#                            cannot be read: 1, REASON names it.
 #                            MERGE_WARNINGS: the deletions that matched
 #                            nothing, one a line.
 #
-# Assumes LC_ALL=C; works under set -u; needs no scratch file. Processes:
-# one sed, one cat (and the child ash forks for a here-document over 4
-# KiB). No file content is ever evaluated: eval only builds variable
-# names from numbers. Every other global this file sets starts with _m.
+# Assumes LC_ALL=C; works under set -u and set -e; keeps the caller's IFS,
+# noglob and arguments; needs no scratch file (OUT may be BASE; OUT is
+# written with cat, not atomically: give a staging file). Processes: one
+# sed and one cat, and the child ash forks to feed cat its here-document:
+# 3 forks a merge (the message for a refused line holding a control
+# character costs a tr more). No file content is ever evaluated: eval
+# only builds variable names from numbers. Every other global this file
+# sets starts with _m.
 
 # shellcheck shell=sh
 # shellcheck disable=SC2034,SC2154 # set through eval; REASON and MERGE_* are for the caller
