@@ -423,11 +423,11 @@ _m_fragment() {
 }
 
 # ---- the base --------------------------------------------------------
-# sed annotates each logical line of the base with one line, then gives
-# its physical lines, each after "=": b (blank), c (comment),
-# o<indent> (other), e<indent>|<key> (key squeezed and lowered for
-# smb.conf, its identity for key = value), s<indent>|<identity>
-# (section). A base ending in a continuation gets the empty line Go's
+# sed writes a blank line or a comment (always one physical line) as
+# "b" or "c" and its text; any other logical line as one line, o<indent>
+# (other), e<indent>|<key> (key squeezed and lowered for smb.conf, its
+# identity for key = value) or s<indent>|<identity> (section), followed
+# by its physical lines, each after "=". A base ending in a continuation gets the empty line Go's
 # prepare() gives it. BusyBox 1.00 sed matches $ at every newline in an
 # address, so addresses only ever see one physical line.
 # shellcheck disable=SC2016 # a sed program
@@ -447,9 +447,9 @@ g
 t r
 :r
 s/^[[:space:]]*$/b/
-t e
+t t
 s/^[[:space:]]*[#;].*/c/
-t e
+t t
 s/^\([[:space:]]*\)\[\([^]]*\)\].*/s\1|\2/
 t s
 s/^\([[:space:]]*\)\[.*/o\1/
@@ -458,6 +458,11 @@ s/^\([[:space:]]*\)\([^=]*\)=.*/e\1|\2/
 t k
 s/^\([[:space:]]*\).*/o\1/
 b e
+:t
+G
+s/\n//
+p
+d
 :s
 y/ABCDEFGHIJKLMNOPQRSTUVWXYZ/abcdefghijklmnopqrstuvwxyz/
 s/^\(s[^|]*|\)[[:space:]]*g[[:space:]]*l[[:space:]]*o[[:space:]]*b[[:space:]]*a[[:space:]]*l[[:space:]]*\(s[[:space:]]*\)\{0,1\}$/\1global/
@@ -480,13 +485,18 @@ p'
 # shellcheck disable=SC2016 # a sed program
 _mSEDKV='h
 s/^[[:space:]]*$/b/
-t e
+t t
 s/^[[:space:]]*[#;].*/c/
-t e
+t t
 s/^\([[:space:]]*\)\([^=]*\)=.*/e\1|\2/
 t k
 s/^\([[:space:]]*\).*/o\1/
 b e
+:t
+G
+s/\n//
+p
+d
 :k
 s/^e\([^|]*\)|$/o\1/
 t e
@@ -652,26 +662,32 @@ _m_load() {
 	1)
 		# A logical line is complete when the next one begins.
 		for _ml do
-			case $_ml in
-			=*) _mlr=$_mlr${_ml#=}$_mNL ;;
-			*)
-				# Fast paths: a section nobody names, once the file's
-				# indentation step is known; blank lines and comments.
-				case $_mann:$_mopq$_munit in
-				s*) _m_section ;;
-				[bc]:1*) _mac2=$_mac2$_mlr ;;
-				[bc]:*) _mtl=$_mtl$_mlr ;;
-				?*)
-					case $_mopq$_munit in
-					1?*) _mac2=$_mac2$_mlr ;;
-					*) _m_line ;;
-					esac
-					;;
-				esac
-				case ${#_mac2} in ????*) _macc=$_macc$_mac2 _mac2='' ;; esac
-				_mann=$_ml _mlr=''
+			case $_ml in =*)
+				_mlr=$_mlr${_ml#=}$_mNL
+				continue
 				;;
 			esac
+			# The logical line read is complete. Fast paths: the lines of
+			# a section nobody names, once the file's indentation step is
+			# known.
+			case $_mann in
+			'') ;;
+			s*) _m_section ;;
+			*)
+				case $_mopq$_munit in
+				1?*) _mac2=$_mac2$_mlr ;;
+				*) _m_line ;;
+				esac
+				;;
+			esac
+			case $_ml in
+			[bc]*)
+				_mlr=${_ml#?}$_mNL _mann=''
+				case $_mopq in 1) _mac2=$_mac2$_mlr ;; *) _mtl=$_mtl$_mlr ;; esac
+				;;
+			*) _mann=$_ml _mlr='' ;;
+			esac
+			case ${#_mac2} in ????*) _macc=$_macc$_mac2 _mac2='' ;; esac
 		done
 		case $_mann in s*) _m_section ;; ?*) _m_line ;; esac
 		;;
@@ -683,6 +699,7 @@ _m_load() {
 				_m_line
 				_m_kvsep
 				;;
+			[bc]*) _mtl=$_mtl${_ml#?}$_mNL ;;
 			*) _mann=$_ml ;;
 			esac
 		done
