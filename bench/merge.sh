@@ -6,7 +6,8 @@
 # one), the processes one merge forks (counted by strace), and the wall
 # time and CPU time (user + system, the shell's and its children's, as
 # ash's `times` gives them) of one merge, the mean of RUNS. The CPU time
-# is the steadier number on a busy machine. Needs strace and GNU date.
+# is the steadier number on a busy machine. For scale, the same for a
+# bare cp of the base. Needs strace and GNU date.
 #
 #   sh bench/merge.sh [RUNS]     (default 50)
 #
@@ -48,19 +49,26 @@ i=0
 while :; do
 	case $i in "$4") break ;; esac
 	i=$((i + 1))
-	merge_file smb.conf "$2" "$3" conf.d/smb.conf.merge "$5" || exit 1
+	case $3 in
+	cp) cp "$2" "$5" ;;
+	*) merge_file smb.conf "$2" "$3" conf.d/smb.conf.merge "$5" || exit 1 ;;
+	esac
 done
 times >"$5.times"
 EOF
 
 echo "$("$bb" 2>&1 | head -n 1 | cut -d' ' -f1-2); base: $(wc -l <"$base") lines, $(wc -c <"$base") bytes"
-for frag in three ten; do
+for frag in three ten cp; do
+	f=$tmp/$frag.merge
+	[ "$frag" = cp ] && f="cp"
 	env -i PATH="$tmp/bin" "$strace" -f -qq -e trace=fork,vfork,clone,clone3 -o "$tmp/strace" \
-		"$tmp/bin/sh" "$tmp/run.sh" "$top/package/lib/merge.sh" "$base" "$tmp/$frag.merge" 1 "$tmp/out"
+		"$tmp/bin/sh" "$tmp/run.sh" "$top/package/lib/merge.sh" "$base" "$f" 1 "$tmp/out"
 	forks=$(grep -c -E 'fork|clone' "$tmp/strace")
 	t0=$(date +%s%N)
-	env -i PATH="$tmp/bin" "$tmp/bin/sh" "$tmp/run.sh" "$top/package/lib/merge.sh" "$base" "$tmp/$frag.merge" "$runs" "$tmp/out"
+	env -i PATH="$tmp/bin" "$tmp/bin/sh" "$tmp/run.sh" "$top/package/lib/merge.sh" "$base" "$f" "$runs" "$tmp/out"
 	t1=$(date +%s%N)
 	cpu=$(tr 'ms\n' '   ' <"$tmp/out.times" | awk -v n="$runs" '{ for (i = 1; i <= NF; i += 2) s += $i * 60 + $(i + 1); printf "%d", s * 1e6 / n }')
-	echo "fragment $frag ($(grep -c . "$tmp/$frag.merge") lines): forks=$forks per merge, wall=$(((t1 - t0) / runs / 1000)) us, cpu=$cpu us per merge (mean of $runs), result $(wc -c <"$tmp/out") bytes"
+	what="bare cp of the base"
+	[ "$frag" = cp ] || what="fragment $frag ($(grep -c . "$f") lines)"
+	echo "$what: forks=$forks, wall=$(((t1 - t0) / runs / 1000)) us, cpu=$cpu us (mean of $runs), result $(wc -c <"$tmp/out") bytes"
 done
