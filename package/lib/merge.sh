@@ -585,24 +585,13 @@ _m_section() {
 	esac
 }
 
-# _m_line: one logical line (_mann, _mlr) of the base, not a section.
+# _m_line: one logical line (_mann, _mlr) of the base that is not a
+# section, a blank line or a comment.
 _m_line() {
-	case $_mopq:$_mann in
-	1:[oe]*)
-		_mac2=$_mac2$_mlr
-		case $_munit in '')
-			_ma=${_mann#?}
-			_m_unit "${_ma%%|*}"
-			;;
-		esac
-		return
-		;;
-	1:*) _mac2=$_mac2$_mlr && return ;;
-	:[bc]) _mtl=$_mtl$_mlr && return ;;
-	esac
 	_ma=${_mann#?}
 	_mind=${_ma%%|*}
 	case $_munit in '') _m_unit "$_mind" ;; esac
+	case $_mopq in 1) _mac2=$_mac2$_mlr && return ;; esac
 	case $_mann:$_mcgr in
 	o*) ;;
 	*:) ;;
