@@ -32,7 +32,8 @@ func runSh(t *testing.T, sh shell, dir, script string, args ...string) string {
 
 // TestFormat proves merge_format names what merge.FormatFor names, but
 // for proftpd.conf and exports, which sh does not merge, and that
-// merge_unsupported says what to do for every name it cannot merge.
+// merge_unsupported says what to do for every name it cannot merge and
+// sets MERGE_FORMAT as merge_format does.
 func TestFormat(t *testing.T) {
 	names := []string{"smb.conf", "/system/hddapp/etc/samba/smb.conf", "SMB.CONF", "rsyncd.conf", "x.smb.conf",
 		"smb.conf.local", "smb.conf.sh", `C:\etc\smb.conf`, "etc/smb.conf/", "proftpd.conf", "proftpd-tls.conf",
@@ -42,7 +43,8 @@ func TestFormat(t *testing.T) {
 	var script strings.Builder
 	for i := range names {
 		n := "${" + strconv.Itoa(i+1) + "}"
-		script.WriteString(`merge_format "` + n + `" || echo "-"; merge_unsupported "` + n + `" nas4220b; echo "$REASON"` + "\n")
+		script.WriteString(`merge_format "` + n + `" || echo "-"; f=$MERGE_FORMAT; merge_unsupported "` + n + `" nas4220b; ` +
+			`echo "$REASON"; case $f in "$MERGE_FORMAT") ;; *) echo "merge_unsupported set MERGE_FORMAT=$MERGE_FORMAT" ;; esac` + "\n")
 	}
 	for _, sh := range shells(t) {
 		got := strings.Split(runSh(t, sh, t.TempDir(), script.String(), names...), "\n")

@@ -10,6 +10,9 @@
 #   merge_unsupported NAME [PROFILE]
 #                            sets REASON to what the status says of
 #                            conf.d/NAME.merge when NAME cannot be merged
+#                            (else to nothing), and MERGE_FORMAT as
+#                            merge_format does, printing nothing: no fork,
+#                            where merge_format's echo forks on BusyBox 1.00
 #   merge_file FORMAT BASE FRAGMENT FRAGNAME OUT
 #                            merges FRAGMENT (normalised) onto BASE (an
 #                            empty file when there is none) into OUT: 0.
@@ -1170,17 +1173,22 @@ _m_kind() {
 }
 
 merge_format() {
+	_m_format "$1" || return 1
+	echo "$MERGE_FORMAT"
+}
+
+# _m_format NAME sets MERGE_FORMAT; status 0 when NAME can be merged.
+_m_format() {
 	_m_kind "$1"
 	case $_mk in
 	smb) MERGE_FORMAT=smb.conf ;;
 	kv) MERGE_FORMAT=keyvalue ;;
 	*) MERGE_FORMAT='' && return 1 ;;
 	esac
-	echo "$MERGE_FORMAT"
 }
 
 merge_unsupported() {
-	_m_kind "$1"
+	_m_format "$1"
 	case $_mk in
 	no) REASON="conf.d/$1.merge: $1 is not a key = value file userscript can merge into: put the whole file in conf.d/$1" ;;
 	ftp | nfs) REASON="conf.d/$1.merge: this device's sh engine merges only smb.conf and key = value files: make $1 on a PC with userscript render${2:+ --profile $2} --base $1.from-nas $1.merge > $1 (see the README) and put it in conf.d/$1 instead" ;;
