@@ -1,33 +1,48 @@
 # userscript: the developer's entry points.
 #   make build   host binary in bin/userscript
 #   make dist    one package per build/<target>/vars in $(DIST) (.tgz, or
-#                .spk for the Synology targets dsm5, dsm6, dsm7)
-#   make demo    boot a simulated IB-NAS4220-B with the armv4 package
+#                .spk for the Synology targets dsm5, dsm6, dsm7), the
+#                command line for PCs (dist-cli), and $(DIST)/SHA256SUMS
+#   make demo    boot a simulated IB-NAS4220-B: a refused edit, a rejected
+#                restart rolled back, the status files
+#   make deps    install (apt-get) every tool the tests use, as .ci/run does
 #   make test    THE test command (README and CI): gofmt, go vet,
 #                shellcheck, go test ./..., then the fuzz hook
 #   make clean
 GO ?= go
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+# The release's semantic version: the VERSION file (package names,
+# `userscript version`).
+VERSION ?= $(shell cat VERSION 2>/dev/null || echo 0.0.0-dev)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 # Synology packages' INFO version X.Y.Z-BUILD; empty: from git (scripts/spk.sh)
 SPK_VERSION ?=
 DIST ?= dist
 TARGETS ?= $(sort $(patsubst build/%/vars,%,$(wildcard build/*/vars)))
-SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer scripts/dist.sh scripts/spk.sh $(wildcard bench/*.sh)
+SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer $(wildcard scripts/*.sh) $(wildcard bench/*.sh)
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise".
-FUZZ ?= ./internal/source:FuzzNormalize ./internal/validate:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
+FUZZ ?= ./internal/source:FuzzNormalize ./internal/source:FuzzDecode ./internal/exports:FuzzParseExports ./internal/merge:FuzzSamba ./internal/merge:FuzzProFTPD ./internal/merge:FuzzExports ./internal/merge:FuzzKeyValue
 FUZZTIME ?= 6s
+
+# The command line for the owner's PC (render and explain a .merge):
+# GOOS/GOARCH pairs; empty builds none.
+CLI_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/amd64
+# Debian packages the tests use (make deps; .ci/run).
+DEBIAN_PACKAGES := make git ca-certificates \
+	samba smbclient proftpd-core nfs-kernel-server \
+	busybox qemu-user shellcheck lftp util-linux mount hdparm
+# Where the tests record what they skipped for want of a tool (needtool).
+SKIPS := $(CURDIR)/.skips
 
 export SOURCE_DATE_EPOCH
 
-.PHONY: all build dist demo test lint gotest fuzz clean
+.PHONY: all build dist dist-cli sums deps demo test lint gotest fuzz clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/userscript ./cmd/userscript
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "-X main.version=$(VERSION)" -o bin/userscript ./cmd/userscript
 
 # The host binary renders each target's lib/profile
 # (`userscript profiles --sh NAME`).
@@ -38,6 +53,20 @@ dist:
 	for t in $(TARGETS); do \
 		HOSTBIN="$$host/userscript" DIST="$(DIST)" VERSION="$(VERSION)" SPK_VERSION="$(SPK_VERSION)" GO="$(GO)" sh scripts/dist.sh $$t || exit 1; \
 	done
+	@$(MAKE) --no-print-directory dist-cli sums
+
+dist-cli:
+	@DIST="$(DIST)" VERSION="$(VERSION)" GO="$(GO)" sh scripts/dist-cli.sh $(CLI_TARGETS)
+
+# SHA256SUMS lists every archive in $(DIST): sha256sum -c SHA256SUMS
+# checks a download.
+sums:
+	@cd $(DIST) && ls userscript-* 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS
+
+# Run as root, or with sudo available.
+deps:
+	$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEBIAN_PACKAGES)
 
 demo:
 	$(GO) run ./internal/firmsim/cmd/demo
@@ -49,8 +78,13 @@ lint:
 	$(GO) vet ./...
 	shellcheck -s sh $(SHELL_SCRIPTS)
 
+# Tests skipped for want of a tool are summed up at the end, one line per
+# reason (under CI=true they fail instead: see internal/needtool).
 gotest:
-	$(GO) test $(GOTEST_FLAGS) ./...
+	@mkdir -p $(SKIPS)
+	@rc=0; USERSCRIPT_SKIPS=$(SKIPS) $(GO) test $(GOTEST_FLAGS) ./... || rc=$$?; \
+	cat $(SKIPS)/* 2>/dev/null | awk '{n = $$1; $$1 = ""; sum[$$0] += n} END {for (r in sum) print "go test:", sum[r] r}' | sort; \
+	exit $$rc
 
 fuzz:
 	@for f in $(FUZZ); do \
@@ -60,4 +94,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin dist .demo
+	rm -rf bin dist .demo $(SKIPS)

@@ -38,6 +38,24 @@ SPK_DESCRIPTION=
 	exit 2
 }
 
+# owner_files TOP puts what the owner reads and keeps into the package:
+# conf.d/README.txt (English, then German; CRLF, for Notepad), the
+# examples, userscript.toml.example only (the owner's userscript.toml is
+# created at the first start and never shipped, so that installing a
+# newer package over an older one keeps it), the licences.
+owner_files() {
+	{
+		cat conf.d/README.md
+		echo
+		echo "----------------------------------------------------------------------"
+		echo
+		cat conf.d/README.de.md
+	} | sed 's/$/\r/' >"$1/conf.d/README.txt"
+	cp conf.d/examples/* "$1/conf.d/examples/"
+	cp userscript.toml.example "$1/userscript.toml.example"
+	cp LICENSE THIRD_PARTY_LICENSES.txt "$1/"
+}
+
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT INT TERM
 top=$stage/userscript
@@ -69,9 +87,7 @@ cp package/lib/*.sh "$top/lib/"
 	echo "poll $POLL"
 } >"$top/lib/settings"
 echo "$VERSION" >"$top/lib/version"
-cp conf.d/README.md "$top/conf.d/README.md"
-cp conf.d/examples/* "$top/conf.d/examples/"
-cp userscript.toml.example "$top/userscript.toml"
+owner_files "$top"
 
 if [ "$GOARCH" != none ]; then
 	mkdir -p "$top/bin"

@@ -18,17 +18,17 @@
 # entries, every mtime $SOURCE_DATE_EPOCH, owner 0/0.
 
 # spk_version prints the package version X.Y.Z-BUILD: $SPK_VERSION when
-# set; else X.Y.Z from the newest vX.Y.Z tag (0.0.0 without one) and BUILD
-# the number of commits up to HEAD, which rises with every commit on the
-# release branch (Package Center wants a build number that rises with
-# every release).
+# set; else X.Y.Z from the VERSION file (the release's semantic version)
+# and BUILD the number of commits up to HEAD, which rises with every
+# commit on the release branch (Package Center wants a build number that
+# rises with every release).
 spk_version() {
 	if [ -n "${SPK_VERSION:-}" ]; then
 		echo "$SPK_VERSION"
 		return
 	fi
-	sv_tag=$(git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null) || sv_tag=
-	sv_feat=${sv_tag#v}
+	sv_feat=
+	[ -f VERSION ] && read -r sv_feat <VERSION
 	case $sv_feat in
 	'' | *[!0-9.]* | *..* | .* | *.) sv_feat=0.0.0 ;;
 	*.*.*.*) sv_feat=0.0.0 ;;
@@ -79,12 +79,11 @@ make_spk() {
 	ms_icon=$2/spkicon
 	mkdir -p "$ms_pkg" "$ms_spk/scripts"
 	mv "$3" "$ms_pkg/app"
-	# The owner's userscript.toml is made from the example at install and
-	# never overwritten.
-	mv "$ms_pkg/app/userscript.toml" "$ms_pkg/app/userscript.toml.example"
+	# The app ships userscript.toml.example only (dist.sh): the owner's
+	# userscript.toml is made from it at install and never overwritten.
 	for ms_arch in $GOARCHES; do
 		mkdir -p "$ms_pkg/engines"
-		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch "$GO" build \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch "$GO" build -tags noclients \
 			-trimpath -buildvcs=false \
 			-ldflags "-s -w -buildid= -X main.version=$VERSION" \
 			-o "$ms_pkg/engines/userscript-$ms_arch" ./cmd/userscript

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -11,11 +10,10 @@ import (
 )
 
 func runApply(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := e.flags("apply")
 	dry := fs.Bool("dry-run", false, "show what would be done; change nothing")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: userscript apply [--dry-run]")
+	if err := e.parse(fs, args, 0, 0); err != nil {
+		return err
 	}
 	if *dry {
 		return dryRun(ctx, e)
@@ -25,10 +23,12 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer release()
+	eng.CountStart = true // the boot's apply (init start) is a start
 	res, err := eng.Apply(ctx)
 	if res != nil {
 		printResult(e, res)
 	}
+	e.writeDoctor(ctx, eng, true)
 	return err
 }
 
@@ -42,7 +42,8 @@ func dryRun(ctx context.Context, e *env) error {
 	defer release()
 	_, err = eng.Apply(ctx)
 	for _, a := range eng.Sys.(*system.DryRun).Actions {
-		if strings.Contains(a, "/state/") || strings.Contains(a, ".status (") {
+		// The engine's own bookkeeping, not a change to the device.
+		if strings.Contains(a, "/state/") || strings.Contains(a, ".status (") || strings.Contains(a, "/conf.d/"+overlay.FirmwareDir+"/") {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "would %s\n", a)
@@ -51,6 +52,9 @@ func dryRun(ctx context.Context, e *env) error {
 }
 
 func printResult(e *env, res *overlay.Result) {
+	if res.Stopped != "" {
+		fmt.Fprintf(e.stdout, "nothing applied: %s\n", res.Stopped)
+	}
 	for _, o := range res.Outcomes {
 		if o.Written {
 			fmt.Fprintf(e.stdout, "wrote %s (%s)\n", o.Item.Target.Path, o.Item.Target.Name)
@@ -69,8 +73,8 @@ func printResult(e *env, res *overlay.Result) {
 }
 
 func runValidate(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		return usagef("usage: userscript validate")
+	if err := e.parse(e.flags("validate"), args, 0, 0); err != nil {
+		return err
 	}
 	eng, release, err := e.engine(ctx, false, true)
 	if err != nil {

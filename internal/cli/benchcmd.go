@@ -26,6 +26,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
 		return usagef("%s", benchUsage)
 	}
+	if args[0] == "-h" || args[0] == "--help" {
+		e.commandHelp(e.flags("bench"))
+		fmt.Fprintf(e.stdout, "\n%s\n", benchUsage)
+		return errHelp
+	}
 	sub := map[string]func(context.Context, *env, []string) error{
 		"run": benchRun, "net": benchNet, "serve": benchServe, "compare": benchCompare, "align": benchAlign,
 	}[args[0]]

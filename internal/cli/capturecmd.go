@@ -3,18 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 )
 
 func runCapture(ctx context.Context, e *env, args []string) error {
-	flags := flag.NewFlagSet("capture", flag.ContinueOnError)
-	flags.SetOutput(e.stderr)
+	flags := e.flags("capture")
 	force := flags.Bool("force", false, "overwrite an existing source")
-	if err := flags.Parse(args); err != nil || flags.NArg() != 1 {
-		return usagef("usage: userscript capture [--force] NAME")
+	if err := e.parse(flags, args, 1, 1); err != nil {
+		return err
 	}
 	name := flags.Arg(0)
 	eng, release, err := e.engine(ctx, false, true)

@@ -40,6 +40,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // engine they describe.
 type env struct {
 	root, app, profileName string
+	profileFrom            string // where the profile name came from
 	debug                  bool
 	wait                   time.Duration
 	version                string
@@ -50,25 +51,32 @@ type env struct {
 type command struct {
 	name, args, help string
 	run              func(ctx context.Context, e *env, args []string) error
+	more             string // more help, for `userscript COMMAND -h`
 }
 
 func commands() []command {
 	return []command{
-		{"status", "[--json]", "show every target: its sources and whether it is in sync", runStatus},
-		{"diff", "[NAME...]", "show what apply would change (live → target)", runDiff},
-		{"apply", "[--dry-run]", "validate and apply conf.d, restart what changed", runApply},
-		{"validate", "", "validate every target without writing anything but status files", runValidate},
-		{"explain", "NAME [KEY]", "say which source set each value of a target", runExplain},
-		{"render", "--profile P --base FILE SOURCE...", "compute a target offline (on a PC) from a base and sources", runRender},
-		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture},
-		{"run", "[--quiet D]", "apply now, then watch conf.d and apply every edit (the daemon)", runRun},
-		{"service", "ACTION", "install|uninstall|start|stop|restart|status the daemon with systemd, sysv or openrc", runService},
-		{"tune", "--show|--revert", "show the kernel tuning (wanted and current), or put the old values back", runTune},
-		{"history", "", "list the recorded generations", runHistory},
-		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback},
-		{"bench", "run|net|serve|compare|align", "measure throughput before and after tuning (docs/BENCH.md)", runBench},
-		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles},
-		{"version", "", "print the version", runVersion},
+		{"status", "[--json]", "show every target: its sources and whether it is in sync", runStatus, ""},
+		{"diff", "[NAME...]", "show what apply would change (live → target)", runDiff, ""},
+		{"apply", "[--dry-run]", "validate and apply conf.d, restart what changed", runApply,
+			"Nothing is applied while conf.d/DISABLE (or DISABLE.txt) or conf.d/SAFE-MODE exists.\nIt writes conf.d/DOCTOR.txt (see userscript doctor -h) unless --dry-run."},
+		{"validate", "", "validate every target without writing anything but status files", runValidate, ""},
+		{"explain", "NAME [KEY]", "say which source set each value of a target", runExplain, ""},
+		{"render", "--profile P [--base FILE] [-o FILE] SOURCE...", "compute a target offline (on a PC) from a base and sources", runRender,
+			"On Windows: userscript.exe render --profile nas4220b --base smb.conf.from-nas -o smb.conf smb.conf.merge\n(-o writes the file as it is; PowerShell's > would save it as UTF-16)."},
+		{"capture", "[--force] NAME", "copy the live target into conf.d as a source", runCapture, ""},
+		{"run", "[--quiet D]", "apply now, then watch conf.d and apply every edit (the daemon)", runRun, ""},
+		{"service", "ACTION", "install|uninstall|start|stop|restart|status the daemon with systemd, sysv or openrc", runService, ""},
+		{"tune", "--show|--revert", "show the kernel tuning (wanted and current), or put the old values back", runTune, ""},
+		{"history", "", "list the recorded generations", runHistory, ""},
+		{"rollback", "[GEN]", "return to the previous (or the given) generation; 0 is the firmware's files", runRollback, ""},
+		{"doctor", "[--write]", "check the installation: engine, profile, targets, services, disk, who can write conf.d", runDoctor,
+			"Every start (apply, run) writes the same report to conf.d/DOCTOR.txt for owners without a shell;\n--write does that now too."},
+		{"uninstall", "", "put back the firmware's own files and kernel values, and switch userscript off", runUninstall,
+			"The firmware's files come back (restarting their services), the kernel's old values too, and\nconf.d/DISABLE is written so that nothing is applied again; conf.d itself stays.\nThen delete the app folder (or keep it: delete conf.d/DISABLE to switch userscript on again).\nOn a device with a shell the package's `init uninstall` does this and stops the engine first."},
+		{"bench", "run|net|serve|compare|align", "measure throughput before and after tuning (docs/BENCH.md)", runBench, ""},
+		{"profiles", "[--sh NAME]", "list the built-in profiles, or render one for the sh engine", runProfiles, ""},
+		{"version", "", "print the version", runVersion, ""},
 	}
 }
 
@@ -76,17 +84,19 @@ func commands() []command {
 func Main(args []string, stdout, stderr io.Writer, version string) int {
 	e := &env{stdout: stdout, stderr: stderr, version: version}
 	fs := flag.NewFlagSet("userscript", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&e.root, "root", os.Getenv("USERSCRIPT_ROOT"), "resolve every device path under `DIR` (env USERSCRIPT_ROOT)")
 	fs.StringVar(&e.app, "app", os.Getenv("USERSCRIPT_APP"), "the app `DIR` holding conf.d and state (env USERSCRIPT_APP; default: bin/..)")
 	fs.StringVar(&e.profileName, "profile", "", "use the profile `NAME` instead of the one in the settings")
 	fs.BoolVar(&e.debug, "debug", false, "log to stderr as well")
 	fs.DurationVar(&e.wait, "wait", 5*time.Minute, "how long to wait for another apply (a restart being proven) to finish")
-	fs.Usage = func() { usage(stderr, fs) }
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
 			return exitOK
 		}
+		fmt.Fprintf(stderr, "userscript: %v; userscript -h lists the flags\n", err)
 		return exitUsage
 	}
 	if fs.NArg() == 0 {
@@ -111,12 +121,15 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %-15s %s\n", c.name, c.args, c.help)
 	}
-	fmt.Fprintf(w, "\nflags:\n")
+	fmt.Fprintf(w, "\nglobal flags:\n")
+	fs.SetOutput(w)
 	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	fmt.Fprintf(w, "\nuserscript COMMAND -h tells more about a command.\n")
 }
 
 func (e *env) exit(err error) int {
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitOK
 	}
 	var u usageError
@@ -134,8 +147,10 @@ func (e *env) exit(err error) int {
 	return exitError
 }
 
-// appDir is the app dir: --app, or the folder above bin/ holding the
-// running binary.
+// appDir is the app dir: --app (USERSCRIPT_APP), else the folder above
+// bin/ holding the running binary, or above state/run/ when it is the
+// copy that init runs (so that a new package can be unpacked over
+// bin/userscript while it runs).
 func (e *env) appDir() (string, error) {
 	if e.app != "" {
 		return filepath.Abs(e.app)
@@ -145,7 +160,38 @@ func (e *env) appDir() (string, error) {
 		return "", fmt.Errorf("cannot tell the app dir: %w; pass --app DIR", err)
 	}
 	exe, _ = filepath.EvalSymlinks(exe)
-	return filepath.Dir(filepath.Dir(exe)), nil
+	return appOf(exe), nil
+}
+
+// appOf is the app dir of the binary at exe: APP/bin/userscript or
+// APP/state/run/userscript.
+func appOf(exe string) string {
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) == "run" && filepath.Base(filepath.Dir(dir)) == "state" {
+		return filepath.Dir(filepath.Dir(dir))
+	}
+	return filepath.Dir(dir)
+}
+
+// ensureSettings creates userscript.toml from userscript.toml.example
+// when the owner has none: the package ships only the example, so that
+// installing a newer package never overwrites the owner's settings.
+func ensureSettings(app string) {
+	example, err := os.ReadFile(filepath.Join(app, "userscript.toml.example"))
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(app, "userscript.toml"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return // there is one (or the app dir is read-only: the defaults hold)
+	}
+	_, err = f.Write(example)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // engine builds the engine the global flags describe. lock takes the
@@ -154,6 +200,9 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 	app, err := e.appDir()
 	if err != nil {
 		return nil, nil, err
+	}
+	if !dry {
+		ensureSettings(app)
 	}
 	set, prof, notes, err := e.settings(app)
 	if err != nil {
@@ -234,11 +283,12 @@ func (e *env) logger(stateDir string, dry bool, set *settings.Settings) *slog.Lo
 // package was built with (lib/profile), each changed by the settings.
 func (e *env) pickProfile(app string, set *settings.Settings) (*profile.Profile, error) {
 	name := e.profileName
+	e.profileFrom = "--profile"
 	if name == "" {
-		name = set.Profile
+		name, e.profileFrom = set.Profile, "userscript.toml"
 	}
 	if name == "" {
-		name = packagedProfile(app)
+		name, e.profileFrom = packagedProfile(app), "the package's lib/profile"
 	}
 	if name == "" {
 		return nil, usagef("no profile: set profile in %s or pass --profile (known: %s)", filepath.Join(app, "userscript.toml"), strings.Join(profile.Names(), ", "))

@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(counted{m}, map[string]func(){
 		"userscript": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr, "test")) },
 	})
 }
@@ -28,8 +30,17 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash": cmdTreehash,
 			"crlf":     cmdCRLF,
+			"crlfonly": cmdCRLFOnly,
 		},
 		RequireExplicitExec: true,
+		// [!need:TOOL] skip: a missing tool is counted in needtool's
+		// summary (and fails under CI=true).
+		Condition: func(cond string) (bool, error) {
+			if tool, ok := strings.CutPrefix(cond, "need:"); ok {
+				return needtool.Have(tool)
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 
@@ -126,3 +137,20 @@ func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(name, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), 0o644))
 }
+
+// cmdCRLFOnly checks that every line of a file ends in CRLF.
+func cmdCRLFOnly(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: crlfonly FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(data) == 0 || !strings.HasSuffix(string(data), "\r\n") || strings.Count(string(data), "\n") != strings.Count(string(data), "\r\n") {
+		ts.Fatalf("%s is not CRLF text", args[0])
+	}
+}
+
+// counted runs the tests with needtool's summary of the skips.
+type counted struct{ m *testing.M }
+
+func (c counted) Run() int { return needtool.Run(c.m) }

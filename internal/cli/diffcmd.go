@@ -9,6 +9,11 @@ import (
 )
 
 func runDiff(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("diff")
+	if err := e.parse(fs, args, 0, -1); err != nil {
+		return err
+	}
+	args = fs.Args()
 	eng, release, err := e.engine(ctx, true, false)
 	if err != nil {
 		return err

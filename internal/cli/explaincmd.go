@@ -12,9 +12,11 @@ import (
 
 // runExplain says, for each value in a target, which source set it.
 func runExplain(ctx context.Context, e *env, args []string) error {
-	if len(args) < 1 || len(args) > 2 {
-		return usagef("usage: userscript explain NAME [KEY]")
+	fs := e.flags("explain")
+	if err := e.parse(fs, args, 1, 2); err != nil {
+		return err
 	}
+	args = fs.Args()
 	eng, release, err := e.engine(ctx, true, false)
 	if err != nil {
 		return err

@@ -9,8 +9,8 @@ import (
 )
 
 func runHistory(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		return usagef("usage: userscript history")
+	if err := e.parse(e.flags("history"), args, 0, 0); err != nil {
+		return err
 	}
 	eng, release, err := e.engine(ctx, true, false)
 	if err != nil {
@@ -35,6 +35,11 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 }
 
 func runRollback(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("rollback")
+	if err := e.parse(fs, args, 0, 1); err != nil {
+		return err
+	}
+	args = fs.Args()
 	id := -1
 	switch len(args) {
 	case 0:

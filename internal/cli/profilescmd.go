@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/nas-userscript/userscript/internal/profile"
@@ -10,11 +9,10 @@ import (
 )
 
 func runProfiles(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("profiles", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := e.flags("profiles")
 	sh := fs.String("sh", "", "render profile `NAME` for the sh engine (lib/profile)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: userscript profiles [--sh NAME]")
+	if err := e.parse(fs, args, 0, 0); err != nil {
+		return err
 	}
 	if *sh != "" {
 		if _, err := profile.Builtin(*sh); err != nil {
@@ -38,6 +36,9 @@ func runProfiles(ctx context.Context, e *env, args []string) error {
 }
 
 func runVersion(ctx context.Context, e *env, args []string) error {
+	if err := e.parse(e.flags("version"), args, 0, 0); err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stdout, "userscript %s\n", e.version)
 	return nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,14 +19,16 @@ import (
 // device's base file and the sources: how owners of devices that cannot
 // run Go (and so cannot merge) use .merge fragments.
 func runRender(ctx context.Context, e *env, args []string) error {
-	flags := flag.NewFlagSet("render", flag.ContinueOnError)
-	flags.SetOutput(e.stderr)
+	flags := e.flags("render")
 	prof := flags.String("profile", e.profileName, "the device's profile `NAME`")
 	basePath := flags.String("base", "", "a copy of the device's own file (`FILE`); empty when the device has none")
 	out := flags.String("o", "", "write the target to `FILE` instead of standard output")
 	explain := flags.Bool("explain", false, "say which source set each value instead of printing the file")
-	if err := flags.Parse(args); err != nil || flags.NArg() == 0 || *prof == "" {
-		return usagef("usage: userscript render --profile NAME [--base FILE] [-o FILE] [--explain] SOURCE...")
+	if err := e.parse(flags, args, 1, -1); err != nil {
+		return err
+	}
+	if *prof == "" {
+		return usagef("render: --profile NAME is needed (userscript profiles lists them)\n%s", usageLine("render"))
 	}
 	p, err := profile.Builtin(*prof)
 	if err != nil {
@@ -35,10 +36,9 @@ func runRender(ctx context.Context, e *env, args []string) error {
 	}
 	var base []byte
 	if *basePath != "" {
-		if base, err = os.ReadFile(*basePath); err != nil {
+		if base, err = readText(*basePath); err != nil {
 			return err
 		}
-		base = source.Normalize(base)
 	}
 	var srcs []source.Source
 	target := ""
@@ -48,12 +48,12 @@ func runRender(ctx context.Context, e *env, args []string) error {
 			return usagef("render: %s is for %s, the other sources for %s: render one target at a time", file, t, target)
 		}
 		target = t
-		data, err := os.ReadFile(file)
+		data, err := readText(file)
 		if err != nil {
 			return err
 		}
 		// Named as given, so that every message names the file the owner gave.
-		srcs = append(srcs, source.Source{File: file, Target: t, Kind: kind, Data: source.Normalize(data)})
+		srcs = append(srcs, source.Source{File: file, Target: t, Kind: kind, Data: data})
 	}
 	tgt, ok := p.Target(target)
 	if !ok {
@@ -137,4 +137,18 @@ func reportEach(e *env, err error, summary string) error {
 		fmt.Fprintf(e.stderr, "userscript: %s\n", l)
 	}
 	return errors.New(summary)
+}
+
+// readText reads a file on the owner's PC as the engine reads conf.d:
+// UTF-16 from Notepad converted, CRLF and BOM dropped.
+func readText(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	text, _, err := source.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return source.Normalize(text), nil
 }

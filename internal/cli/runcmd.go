@@ -2,21 +2,20 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"time"
 
+	"github.com/nas-userscript/userscript/internal/overlay"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/watch"
 )
 
 func runRun(ctx context.Context, e *env, args []string) error {
-	flags := flag.NewFlagSet("run", flag.ContinueOnError)
-	flags.SetOutput(e.stderr)
+	flags := e.flags("run")
 	q := watch.Quiet{}
 	flags.DurationVar(&q.Min, "quiet", watch.DefaultMin, "apply once conf.d has been quiet this long")
 	flags.DurationVar(&q.Max, "max-wait", watch.DefaultMax, "but never wait longer than this during a burst of edits")
-	if err := flags.Parse(args); err != nil || flags.NArg() > 0 {
-		return usagef("usage: userscript run [--quiet 300ms] [--max-wait 3s]")
+	if err := e.parse(flags, args, 0, 0); err != nil {
+		return err
 	}
 	eng, release, err := e.engine(ctx, false, false)
 	if err != nil {
@@ -29,6 +28,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	defer dl.Release()
 	eng.CaptureDrift = true
+	eng.CountStart = true // its first apply is a start
+	first := true
 	w := &watch.Watcher{
 		Engine: eng,
 		Quiet:  q,
@@ -41,6 +42,12 @@ func runRun(ctx context.Context, e *env, args []string) error {
 				return nil, err
 			}
 			return func() { l.Release() }, nil
+		},
+		// DOCTOR.txt is written at the start, and again when more than
+		// its time and the free space changed.
+		Applied: func(*overlay.Result, error) {
+			e.writeDoctor(ctx, eng, first)
+			first = false
 		},
 	}
 	e.log.Info("daemon started", "app", eng.App, "profile", eng.Profile.Name)

@@ -13,9 +13,11 @@ import (
 // starts at boot and is restarted when it dies. Firmware devices without
 // one use the init hook instead.
 func runService(ctx context.Context, e *env, args []string) error {
-	if len(args) != 1 {
-		return usagef("usage: userscript service install|uninstall|start|stop|restart|status")
+	fs := e.flags("service")
+	if err := e.parse(fs, args, 1, 1); err != nil {
+		return err
 	}
+	args = fs.Args()
 	app, err := e.appDir()
 	if err != nil {
 		return err

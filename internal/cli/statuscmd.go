@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -12,11 +11,10 @@ import (
 )
 
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := e.flags("status")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usagef("usage: userscript status [--json]")
+	if err := e.parse(fs, args, 0, 0); err != nil {
+		return err
 	}
 	eng, release, err := e.engine(ctx, true, false)
 	if err != nil {
@@ -26,6 +24,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	rows, err := eng.Overview()
 	if err != nil {
 		return err
+	}
+	if why := eng.Stopped(); why != "" {
+		fmt.Fprintf(e.stderr, "userscript: warning: nothing is applied: %s\n", why)
 	}
 	for _, w := range eng.Exposure() {
 		fmt.Fprintf(e.stderr, "userscript: warning: %s\n", w)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
@@ -12,12 +11,14 @@ import (
 )
 
 func runTune(ctx context.Context, e *env, args []string) error {
-	flags := flag.NewFlagSet("tune", flag.ContinueOnError)
-	flags.SetOutput(e.stderr)
+	flags := e.flags("tune")
 	show := flags.Bool("show", false, "print every setting: wanted and current value")
 	revert := flags.Bool("revert", false, "put back every kernel value userscript changed")
-	if err := flags.Parse(args); err != nil || flags.NArg() > 0 || *show == *revert {
-		return usagef("usage: userscript tune --show | --revert")
+	if err := e.parse(flags, args, 0, 0); err != nil {
+		return err
+	}
+	if *show == *revert {
+		return usagef("%s", usageLine("tune"))
 	}
 	eng, release, err := e.engine(ctx, *show, *revert)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/scenario"
 )
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := needtool.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -83,7 +84,7 @@ func newDeviceWith(t *testing.T, sh bool, bb string) *device {
 			bin, shell, err = firmsim.AppletsOf(bb, filepath.Join(d.dir, "bin"))
 		}
 		if err != nil {
-			t.Skipf("busybox: %v", err)
+			needtool.Missing(t, fmt.Sprintf("busybox: %v", err))
 		}
 		path, d.shell = bin, shell
 		lib := filepath.Join(d.app, "lib")

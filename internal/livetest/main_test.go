@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 var userscript string // the binary under test, built once
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := needtool.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -35,20 +36,8 @@ func TestMain(m *testing.M) {
 // there (.ci/run installs it).
 func need(t *testing.T, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if _, serr := os.Stat("/usr/sbin/" + tool); serr == nil {
-				continue
-			}
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed; .ci/run must install it", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("real daemons need root here")
-	}
+	needtool.Tool(t, tools...)
+	needtool.Root(t)
 }
 
 // daemon is `userscript run` in the background.

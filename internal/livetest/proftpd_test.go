@@ -39,7 +39,7 @@ func greets(port int, want string) (bool, string) {
 // live, a typo is refused by proftpd -t, and a config that moves the
 // daemon off its port is rolled back.
 func TestProftpdLive(t *testing.T) {
-	need(t, "proftpd")
+	need(t, "proftpd", "busybox")
 	nas, err := firmsim.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func serves(port int, share string) (bool, string) {
 // refused and smbd keeps serving; an edit that passes testparm but leaves
 // smbd unable to serve is rolled back and marked REJECTED.
 func TestSambaLive(t *testing.T) {
-	need(t, "smbd", "smbclient", "testparm")
+	need(t, "smbd", "smbclient", "testparm", "busybox")
 	nas, err := firmsim.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ timeout = "8s"
 // address the new smb.conf names, so the valid change is applied and not
 // REJECTED for no longer answering on 127.0.0.1.
 func TestSambaBoundToAddress(t *testing.T) {
-	need(t, "smbd", "smbclient", "testparm")
+	need(t, "smbd", "smbclient", "testparm", "busybox")
 	nas, err := firmsim.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,7 @@ package merge
 
 import (
 	"errors"
-	"path"
-	"strconv"
+	"github.com/nas-userscript/userscript/internal/exports"
 	"strings"
 )
 
@@ -45,7 +44,7 @@ func exportsLine(text string) *node {
 		tok := exportsToken(t)
 		sep, value := cutValue(t[len(tok):])
 		n.kind, n.key, n.sep, n.value = entry, tok, sep, value
-		n.name = exportsPath(tok)
+		n.name = exports.PathOf(tok)
 		n.id = n.name
 	}
 	return n
@@ -67,29 +66,6 @@ func exportsToken(t string) string {
 		}
 	}
 	return t
-}
-
-// exportsPath is the path a token names, as exportfs reads it: quotes
-// removed, \040-style octal escapes decoded, and cleaned so that
-// "/mnt/a/" is "/mnt/a".
-func exportsPath(tok string) string {
-	tok = strings.ReplaceAll(tok, `"`, "")
-	var b strings.Builder
-	for i := 0; i < len(tok); i++ {
-		if tok[i] == '\\' && i+3 < len(tok) {
-			if c, err := strconv.ParseUint(tok[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(c))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(tok[i])
-	}
-	p := b.String()
-	if strings.HasPrefix(p, "/") {
-		p = path.Clean(p)
-	}
-	return p
 }
 
 // parseExportsFragment reads an exports fragment: export lines, and

@@ -93,7 +93,7 @@ func proftpdLine(text string) (n *node, closes string) {
 		n.kind = trivia
 	case strings.HasPrefix(t, "</"):
 		name, _, _ := strings.Cut(joinValue(t[2:]), ">")
-		return n, "/" + strings.ToLower(strings.TrimSpace(name))
+		return n, "/" + fold(strings.TrimSpace(name), nil)
 	case t[0] == '<':
 		inner := joinValue(t[1:])
 		if i := strings.LastIndexByte(inner, '>'); i >= 0 {
@@ -103,7 +103,7 @@ func proftpdLine(text string) (n *node, closes string) {
 		if i := strings.IndexAny(name, blanks); i >= 0 {
 			name = name[:i]
 		}
-		n.kind, n.key, n.name = block, name, strings.ToLower(name)
+		n.kind, n.key, n.name = block, name, fold(name, nil)
 		n.id = proftpdBlockID(n.name, words(strings.TrimSpace(inner)[len(name):]))
 	default:
 		name := t
@@ -112,7 +112,7 @@ func proftpdLine(text string) (n *node, closes string) {
 		}
 		sep, value := cutValue(t[len(name):])
 		n.kind, n.key, n.sep, n.value = entry, name, sep, value
-		n.name = strings.ToLower(name)
+		n.name = fold(name, nil)
 		n.id = proftpdEntryID(n.name, value)
 	}
 	return n, ""
@@ -125,9 +125,9 @@ func proftpdBlockID(name string, args []string) string {
 	for i, a := range args {
 		switch name {
 		case "limit":
-			args[i] = strings.ToLower(a)
+			args[i] = fold(a, nil)
 		case "ifmodule":
-			args[i] = strings.TrimSuffix(strings.ToLower(a), ".c")
+			args[i] = strings.TrimSuffix(fold(a, nil), ".c")
 		}
 	}
 	return name + "\x00" + strings.Join(args, " ")

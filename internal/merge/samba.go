@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 var sambaSyntax = &syntax{
@@ -96,7 +97,7 @@ func sambaSectionID(name string) string {
 	if squeeze(name) == "global" || squeeze(name) == "globals" {
 		return "global"
 	}
-	return "[" + strings.ToLower(name)
+	return "[" + fold(name, nil)
 }
 
 // sambaKeyID compares parameter names the way Samba does (strwicmp):
@@ -113,13 +114,27 @@ func sambaKeyID(key, value string) (name, id string) {
 }
 
 // squeeze lowers s and drops its white space.
-func squeeze(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return -1
+func squeeze(s string) string { return fold(s, unicode.IsSpace) }
+
+// fold lowers s for comparing names without regard to case, dropping the
+// characters drop says to. A byte that is not UTF-8 (a Latin-1 name
+// written by old firmware) stays itself: two different names must never
+// fold into one, as strings.ToLower would make them (every such byte
+// becomes U+FFFD there).
+func fold(s string, drop func(rune) bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteByte(s[i])
+		case drop != nil && drop(r):
+		default:
+			b.WriteRune(unicode.ToLower(r))
 		}
-		return unicode.ToLower(r)
-	}, s)
+		i += n
+	}
+	return b.String()
 }
 
 // sambaGlobalPos: a new [global] goes before the first section of the

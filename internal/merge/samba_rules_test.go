@@ -156,3 +156,17 @@ func TestSambaIncludeTestparm(t *testing.T) {
 		t.Errorf("testparm: %s", eff.stderr)
 	}
 }
+
+// Latin-1 names (old firmware writes them) are compared byte for byte
+// where they are not UTF-8: [Bücher] and [Böcher] in Latin-1 are two
+// shares, and a fragment for one never changes the other.
+func TestLatin1NamesStayApart(t *testing.T) {
+	base := "[B\xfccher]\n\tpath = /a\n[B\xf6cher]\n\tpath = /b\n"
+	got, err := Merge(Samba, []byte(base), []byte("[B\xf6cher]\npath = /c\n"), "f.merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[B\xfccher]\n\tpath = /a\n[B\xf6cher]\n\tpath = /c\n"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

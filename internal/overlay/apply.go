@@ -1,14 +1,17 @@
 package overlay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/source"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/status"
 	"github.com/nas-userscript/userscript/internal/system"
@@ -25,9 +28,6 @@ type Outcome struct {
 	// restore marks a held target whose last committed content is put
 	// back: its sources stay held.
 	restore bool
-	// quiet: the status file already says all there is (a boot that put
-	// back committed content): it is only rewritten if that goes wrong.
-	quiet bool
 }
 
 // A Result is what one apply did.
@@ -35,13 +35,16 @@ type Result struct {
 	Outcomes   []*Outcome
 	Generation *history.Generation // nil when nothing was written
 	Restarts   []system.Exec
+	// Stopped says why nothing was applied at all: conf.d/DISABLE or
+	// conf.d/SAFE-MODE (see Apply).
+	Stopped string
 }
 
-// Apply recovers an interrupted transaction, validates every changed
+// apply recovers an interrupted transaction, validates every changed
 // target and applies the good ones in one transaction (see transact),
 // then writes the status files. A held target gets its last committed
 // content back. The error wraps ErrRefused when a source was refused.
-func (e *Engine) Apply(ctx context.Context) (*Result, error) {
+func (e *Engine) apply(ctx context.Context) (*Result, error) {
 	if err := e.recover(); err != nil {
 		return nil, err
 	}
@@ -100,13 +103,21 @@ func (e *Engine) Apply(ctx context.Context) (*Result, error) {
 }
 
 // recommit reports a target that gets content the last committed
-// generation holds: its status already says how it was validated.
+// generation holds: not validated again, so its status keeps what the
+// validation said when it was committed (the word, the validator, its
+// warnings); its file is rewritten only when more than that changed.
 func (e *Engine) recommit(o *Outcome) {
-	switch w := status.Read(e.Sys, e.statusPath(o.Item.Target.Name)); w {
-	case status.OK, status.NotValidated:
-		o.Report.Word, o.quiet = w, true
-	default:
-		o.Report.Word = status.OK
+	old := status.ReadReport(e.Sys, e.statusPath(o.Item.Target.Name))
+	r := o.Report
+	r.Word, r.Validated = status.OK, old.Validated
+	if old.Word == status.NotValidated {
+		r.Word = status.NotValidated
+		r.Reason = cmp.Or(r.Reason, old.Reason, "not validated when it was committed")
+	}
+	for _, w := range old.Warnings {
+		if !slices.Contains(r.Warnings, w) {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 }
 
@@ -128,6 +139,7 @@ func (e *Engine) diskFull() string {
 func (e *Engine) refuse(o *Outcome, why string) error {
 	it := o.Item
 	o.Report.Word, o.Report.Reason = status.Refused, why
+	o.Report.Line = offendingLine(it, why)
 	o.Report.Todo = fmt.Sprintf("fix what the reason says and save the file again; %s was not changed", it.Target.Path)
 	e.logger().Warn("refused", "target", it.Target.Name, "reason", why)
 	return fmt.Errorf("%s: %w: %s", it.Target.Name, ErrRefused, why)
@@ -146,6 +158,13 @@ func (e *Engine) report(it *Item) *status.Report {
 	}
 	r.Warnings = append(r.Warnings, it.Warnings...)
 	r.Notes = append(r.Notes, e.Notes...)
+	notes, diff := e.rebaseNotes(it)
+	r.Notes, r.Diff = append(r.Notes, notes...), diff
+	for _, s := range it.Sources {
+		if s.Encoding != "" {
+			r.Notes = append(r.Notes, source.EncodingNote(s.File, s.Encoding))
+		}
+	}
 	if note := e.recovered[it.Target.Name]; note != "" {
 		r.Notes = append(r.Notes, note)
 	}
@@ -197,7 +216,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		r.Word, r.Reason = status.NotValidated, "not validated: no validator for this target"
 		return true
 	}
-	dir, err := e.Sys.MkdirTemp("userscript-stage-")
+	dir, err := e.stageDir()
 	if err != nil {
 		r.Word, r.Reason = status.Failed, "staging: "+err.Error()
 		return false
@@ -222,6 +241,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 	switch {
 	case v.Refused:
 		r.Word, r.Reason = status.Refused, v.Reason
+		r.Line = offendingLine(it, v.Reason)
 		r.Todo = fmt.Sprintf("fix conf.d/%s and save it again; %s was not changed", sourceToFix(it), it.Target.Path)
 		e.logger().Warn("validation refused", "target", it.Target.Name, "tool", v.Tool, "reason", v.Reason)
 		return false
@@ -259,46 +279,23 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// maxUnknownStatus bounds the UNKNOWN status files one apply writes: ten
-// thousand stray files must not keep the lock for minutes.
-const maxUnknownStatus = 20
-
 // writeStatuses writes every report, and one for each source that names
-// no target.
+// no target; the status files of unknown names that are gone go too.
 func (e *Engine) writeStatuses(outs []*Outcome, plan *Plan) {
-	e.sweepStaging()
+	e.sweepTornStatuses()
 	for _, o := range outs {
-		if o.Report == nil || o.Report.Word == "" || o.quiet && (o.Report.Word == status.OK || o.Report.Word == status.NotValidated) {
+		if o.Report == nil || o.Report.Word == "" {
 			continue
 		}
 		e.writeStatus(o.Item.Target.Name, o.Report)
 	}
-	written := 0
-	for _, src := range plan.Unknown {
-		if written == maxUnknownStatus {
-			e.logger().Warn("more files name no target; no status files written for them", "count", len(plan.Unknown)-maxUnknownStatus)
-			break
-		}
-		if profile.CheckName(src.Target) != nil {
-			e.logger().Warn("ignored a file with an unusable name", "file", src.File)
-			continue
-		}
-		e.writeStatus(src.Target, &status.Report{
-			Word:    status.Unknown,
-			File:    "conf.d/" + src.File,
-			Reason:  fmt.Sprintf("conf.d/%s: no such target in profile %s", src.File, e.Profile.Name),
-			Time:    e.Sys.Now(),
-			Todo:    fmt.Sprintf("rename it to one of: %s; or add the target to userscript.toml", strings.Join(e.targetNames(), ", ")),
-			Sources: []string{src.File},
-		})
-		e.logger().Warn("no such target", "file", src.File, "profile", e.Profile.Name)
-		written++
-	}
+	e.writeUnknown(plan)
+	e.sweepStatuses(plan)
 }
 
-// sweepStaging removes what status writes killed half-way left in
+// sweepTornStatuses removes what status writes killed half-way left in
 // conf.d: their hidden staging files (.NAME.status.userscript-*).
-func (e *Engine) sweepStaging() {
+func (e *Engine) sweepTornStatuses() {
 	entries, _ := e.Sys.ReadDir(e.confDir())
 	for _, ent := range entries {
 		name := ent.Name()

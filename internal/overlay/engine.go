@@ -31,6 +31,8 @@ type Engine struct {
 	Paused map[string]string
 	// Notes go into every status file (a mistake in userscript.toml).
 	Notes []string
+	// CountStart makes the next Apply count as a start (see Apply).
+	CountStart bool
 	// Check validates a staged candidate; nil means validate.Check.
 	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
 

@@ -29,6 +29,10 @@ type Item struct {
 	Warnings []string // lines of a .merge that did nothing
 	Held     bool     // the sources were rejected or rolled back and wait for an edit
 	Drifted  bool     // something else rewrote the file we wrote
+	// OldBase is the firmware's file before it changed under the
+	// sources (a firmware update): the status says so (see noteRebase).
+	OldBase     []byte
+	rebasedOnce bool // the note is for this apply only (a .merge or .add)
 }
 
 // Changed reports whether applying the item would change the live file.
@@ -87,6 +91,9 @@ func (e *Engine) Plan(capture bool) (*Plan, error) {
 			return nil, err
 		}
 		if len(srcs) == 0 && written == "" {
+			if capture {
+				e.keepFirmwareOf(t) // the live file is the firmware's
+			}
 			continue // not ours
 		}
 		it := &Item{Target: t, LivePath: e.Sys.Root(t.Path), Sources: Ordered(srcs)}
@@ -128,14 +135,22 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = err
 		return
 	}
+	changed := false
+	var old []byte
 	if !it.LiveOK || !ours {
 		// The live file is the firmware's: it is the base.
 		it.Base, it.Captured = it.Live, true
 		it.Drifted = written != "" && it.LiveOK
+		var had bool
+		old, had, _ = st.Base(it.Target.Name)
+		changed = had && it.LiveOK && !bytes.Equal(old, it.Live)
 		if capture {
 			if err := st.SetBase(it.Target.Name, it.Live); err != nil {
 				it.Problem = err
 				return
+			}
+			if it.LiveOK {
+				e.keepFirmware(it.Target.Name, it.Live)
 			}
 		}
 	} else {
@@ -151,6 +166,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 			return
 		}
 	}
+	e.noteRebase(it, old, changed, capture)
 	if why := e.Paused[it.Target.Name]; why != "" {
 		it.Problem = errors.New(why)
 		return

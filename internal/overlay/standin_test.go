@@ -18,7 +18,17 @@ func TestMain(m *testing.M) {
 		standin(addr, os.Getenv("STANDIN_ACCEPTS"))
 		return
 	}
-	os.Exit(m.Run())
+	// The fault tests make removing a scratch folder fail on purpose: their
+	// folders go with this private temporary folder.
+	tmp, err := os.MkdirTemp("", "overlay-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	os.RemoveAll(tmp)
+	os.Exit(code)
 }
 
 // standin listens on addr and accepts connections; with accepts N > 0

@@ -30,6 +30,9 @@ func (e *Engine) tune(srcs []source.Source) {
 			continue
 		}
 		r := &status.Report{Word: status.OK, File: "conf.d/" + src.File, Sources: []string{src.File}, Time: e.Sys.Now()}
+		if src.Encoding != "" {
+			r.Notes = append(r.Notes, source.EncodingNote(src.File, src.Encoding))
+		}
 		reports[src.File] = r
 		if src.Err != nil {
 			r.Word, r.Reason = status.Refused, src.Err.Error()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -110,13 +111,29 @@ func checkLayout(t *testing.T, target string, ents []entry) {
 		"userscript/init", "userscript/lib/engine.sh", "userscript/lib/profile",
 		"userscript/lib/sources.sh", "userscript/lib/targets.sh", "userscript/lib/tuning.sh",
 		"userscript/lib/kernel.sh", "userscript/lib/tunestate.sh",
-		"userscript/lib/settings", "userscript/lib/version", "userscript/userscript.toml",
-		"userscript/conf.d/README.md", "userscript/conf.d/examples/smb.conf",
+		"userscript/lib/settings", "userscript/lib/version", "userscript/userscript.toml.example",
+		"userscript/conf.d/README.txt", "userscript/conf.d/examples/smb.conf",
 		"userscript/conf.d/examples/proftpd.conf", "userscript/conf.d/examples/exports",
+		"userscript/LICENSE", "userscript/THIRD_PARTY_LICENSES.txt",
 	} {
 		if _, ok := names[want]; !ok {
 			t.Errorf("%s: %s is missing", target, want)
 		}
+	}
+	// The owner's settings are never shipped: a newer package unpacked
+	// over an older one must not overwrite them.
+	if _, ok := names["userscript/userscript.toml"]; ok {
+		t.Errorf("%s: ships userscript.toml, which an upgrade would overwrite", target)
+	}
+	// conf.d/README.txt: English, then German, CRLF for Notepad.
+	if r, ok := names["userscript/conf.d/README.txt"]; ok {
+		text := string(r.data)
+		if strings.Count(text, "\n") != strings.Count(text, "\r\n") || !strings.Contains(text, "# conf.d — your own configuration files") || !strings.Contains(text, "# conf.d — Ihre eigenen Konfigurationsdateien") {
+			t.Errorf("%s: conf.d/README.txt is not the English and German text with CRLF", target)
+		}
+	}
+	if v, ok := names["userscript/lib/version"]; ok && string(v.data) != version(t)+"\n" {
+		t.Errorf("%s: lib/version %q, want the VERSION file's %q", target, v.data, version(t))
 	}
 	for _, exe := range []string{"userscript/init", "userscript/lib/engine.sh"} {
 		if e, ok := names[exe]; ok && e.hdr.Mode&0o111 == 0 {
@@ -168,4 +185,18 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// version is the VERSION file: the release's semantic version.
+func version(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimSpace(string(b))
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`).MatchString(v) {
+		t.Fatalf("VERSION %q is not a semantic version", v)
+	}
+	return v
 }

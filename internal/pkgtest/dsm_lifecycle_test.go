@@ -99,7 +99,7 @@ func installAndCheck(t *testing.T, d *firmsim.DSM, spk string) {
 	if got, want := steps(d, 0), []string{"preinst INSTALL", "postinst INSTALL", "start-stop-status start START"}; !slices.Equal(got, want) {
 		t.Fatalf("install ran %q, want %q", got, want)
 	}
-	for _, f := range []string{"init", "lib/engine.sh", "lib/profile", "conf.d/README.md", "conf.d/examples/smb.conf", "userscript.toml", "userscript.toml.example"} {
+	for _, f := range []string{"init", "lib/engine.sh", "lib/profile", "conf.d/README.txt", "conf.d/examples/smb.conf", "userscript.toml", "userscript.toml.example"} {
 		if _, err := os.Stat(filepath.Join(app, f)); err != nil {
 			t.Errorf("after install: the share has no %s", f)
 		}

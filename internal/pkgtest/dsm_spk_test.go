@@ -198,7 +198,7 @@ func checkPackageTgz(t *testing.T, target, tgz string) {
 		t.Fatalf("%s: package.tgz does not unpack: %v", target, err)
 	}
 	for _, f := range []string{"app/init", "app/lib/engine.sh", "app/lib/profile", "app/lib/version",
-		"app/lib/settings", "app/conf.d/README.md", "app/conf.d/examples/smb.conf", "app/userscript.toml.example"} {
+		"app/lib/settings", "app/conf.d/README.txt", "app/conf.d/examples/smb.conf", "app/userscript.toml.example"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: package.tgz: %s is missing", target, f)
 		}
@@ -384,19 +384,19 @@ func TestCheckINFORejects(t *testing.T) {
 }
 
 // TestSPKVersionFromGit proves how the package version is numbered
-// (docs/DSM.md): X.Y.Z from the newest vX.Y.Z tag (0.0.0 before the
-// first) and BUILD the number of commits up to HEAD, so every commit on
-// the release branch raises it.
+// (docs/DSM.md): X.Y.Z from the VERSION file and BUILD the number of
+// commits up to HEAD, so every commit on the release branch raises it.
 func TestSPKVersionFromGit(t *testing.T) {
 	need(t, "git")
 	count, err := exec.Command("git", "-C", repoRoot, "rev-list", "--count", "HEAD").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
-	feature := "0.0.0"
-	if tag, err := exec.Command("git", "-C", repoRoot, "describe", "--tags", "--abbrev=0", "--match", "v[0-9]*").Output(); err == nil {
-		feature = strings.TrimPrefix(strings.TrimSpace(string(tag)), "v")
+	version, err := os.ReadFile(filepath.Join(repoRoot, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	feature := strings.TrimSpace(string(version))
 	s, err := firmsim.ReadSPK(dist(t, "dsm5"))
 	if err != nil {
 		t.Fatal(err)

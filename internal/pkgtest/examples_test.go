@@ -1,6 +1,7 @@
 package pkgtest
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/tuning"
+	"github.com/nas-userscript/userscript/internal/validate"
 )
 
 var examples = filepath.Join(repoRoot, "conf.d", "examples")
@@ -31,20 +34,40 @@ func TestExamplesValid(t *testing.T) {
 		writeFile(t, p, "[global]\n\tworkgroup = WORKGROUP\n[public]\n\tpath = /tmp\n"+string(add))
 		testparm(t, p)
 	})
+	t.Run("exports", func(t *testing.T) {
+		p, _ := filepath.Abs(filepath.Join(examples, "exports"))
+		r := validate.Check(context.Background(), validate.Exports, p, validate.Options{})
+		if r.Refused || !r.Validated {
+			t.Errorf("exports: %+v", r)
+		}
+		for _, w := range r.Warnings {
+			if !strings.Contains(w, "Failed to stat /mnt/ide1/public") { // this host has no IcyBox data disk
+				t.Errorf("exports: warning %s", w)
+			}
+		}
+	})
 	t.Run("proftpd.conf", func(t *testing.T) {
-		need(t, "proftpd")
+		proftpd := needtool.Tool(t, "proftpd")[0]
 		p, _ := filepath.Abs(filepath.Join(examples, "proftpd.conf"))
-		if out, err := exec.Command("proftpd", "-t", "-c", p).CombinedOutput(); err != nil {
+		if out, err := exec.Command(proftpd, "-t", "-c", p).CombinedOutput(); err != nil {
 			t.Fatalf("proftpd -t: %v\n%s", err, out)
 		}
 	})
 }
 
+// testparm proves Samba takes the file as it is: testparm -s exits 0 and
+// names no unknown or deprecated parameter (it exits 0 for those too).
 func testparm(t *testing.T, path string) {
 	t.Helper()
-	out, err := exec.Command("testparm", "-s", path).CombinedOutput()
+	bin := needtool.Tool(t, "testparm")[0]
+	out, err := exec.Command(bin, "-s", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("testparm -s %s: %v\n%s", path, err, out)
+	}
+	for _, bad := range []string{"Unknown parameter", "Ignoring unknown", "deprecated", "Ignoring invalid value", "Badly formed"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("testparm -s %s: %q:\n%s", path, bad, out)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 var (
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	distBase = dir
-	code := m.Run()
+	code := needtool.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -37,24 +38,12 @@ func TestMain(m *testing.M) {
 // need skips the test when a tool is missing, or fails it under CI=true.
 func need(t *testing.T, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found; CI must install it: %v", tool, err)
-			}
-			t.Skipf("%s not found: %v", tool, err)
-		}
-	}
+	needtool.Tool(t, tools...)
 }
 
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("this test needs root, and CI runs as root")
-		}
-		t.Skip("needs root")
-	}
+	needtool.Root(t)
 }
 
 // makeDist runs `make dist` for targets into dir and returns the archives
@@ -68,7 +57,8 @@ func makeDist(t *testing.T, dir string, targets ...string) map[string]string {
 func makeDistVars(t *testing.T, dir string, vars []string, targets ...string) map[string]string {
 	t.Helper()
 	need(t, "make", "tar", "gzip")
-	args := append([]string{"-s", "dist", "DIST=" + dir, "TARGETS=" + strings.Join(targets, " ")}, vars...)
+	// CLI_TARGETS= : the PC command line is built by TestDistCLI only.
+	args := append([]string{"-s", "dist", "DIST=" + dir, "TARGETS=" + strings.Join(targets, " "), "CLI_TARGETS="}, vars...)
 	cmd := exec.Command("make", args...)
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {

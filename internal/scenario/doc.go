@@ -18,6 +18,8 @@
 //	apply [EXIT]                 run the engine once (and check its exit code)
 //	cmp PATH FILE                PATH holds exactly the archive's FILE
 //	cpwin FILE PATH              copy FILE to PATH with a BOM and CRLF line ends
+//	cputf16[be] FILE PATH        copy FILE to PATH as Notepad's "Unicode" (UTF-16
+//	                             LE, or BE) save: a byte order mark, CRLF
 //	cp FILE PATH                 copy the archive's FILE to PATH
 //	rm PATH | mkdir PATH         remove / make a folder
 //	symlink PATH TARGET          make PATH a symbolic link to TARGET

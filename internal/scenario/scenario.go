@@ -367,7 +367,7 @@ func (w *World) exec(e Engine, ln Line) error {
 			return fmt.Errorf("%s differs from %s\n--- got ---\n%q\n--- want ---\n%q", a[1], a[2], got, want)
 		}
 		return nil
-	case "cp", "cpwin":
+	case "cp", "cpwin", "cputf16", "cputf16be":
 		if err := need(2); err != nil {
 			return err
 		}
@@ -375,8 +375,11 @@ func (w *World) exec(e Engine, ln Line) error {
 		if err != nil {
 			return err
 		}
-		if a[0] == "cpwin" {
+		switch a[0] {
+		case "cpwin":
 			data = append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))...)
+		case "cputf16", "cputf16be":
+			data = utf16Notepad(string(data), a[0] == "cputf16be")
 		}
 		os.Remove(w.path(a[2]))
 		return w.write(a[2], data, 0o644)

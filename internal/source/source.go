@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/nas-userscript/userscript/internal/system"
 )
@@ -26,6 +25,9 @@ type Source struct {
 	Kind   string
 	Data   []byte // normalised; nil when Err is set
 	Err    error  // why the file cannot be used
+	// Encoding names what the file was converted from ("UTF-16 LE"),
+	// or "" when it was UTF-8 (or ASCII) already.
+	Encoding string
 }
 
 // A Set is every source in conf.d, grouped by target name.
@@ -44,10 +46,14 @@ func (s *Set) Targets() []string {
 }
 
 // Ignored reports whether a file in conf.d is not a source at all:
-// hidden files, editor droppings, our own status files, documentation.
+// hidden files, editor droppings, what Windows Explorer and macOS Finder
+// leave behind (Thumbs.db, desktop.ini, .DS_Store, ._*), our own status
+// files, documentation, and the reserved names (see Reserved).
 func Ignored(name string) bool {
 	lower := strings.ToLower(name)
 	switch {
+	case systemDropping(name), Reserved(name):
+		return true
 	case name == "" || strings.HasPrefix(name, "."),
 		strings.HasPrefix(name, "~$"),
 		strings.HasSuffix(name, "~"),
@@ -94,41 +100,42 @@ func Scan(sys system.System, dir string, wanted func(target string) bool) (*Set,
 		target, kind := Split(name)
 		src := Source{File: name, Target: target, Kind: kind}
 		if wanted(target) {
-			src.Data, src.Err = read(sys, dir+"/"+name, e.Type())
+			src.Data, src.Encoding, src.Err = read(sys, dir+"/"+name, e.Type())
 		}
 		set.ByTarget[target] = append(set.ByTarget[target], src)
 	}
 	return set, nil
 }
 
-func read(sys system.System, path string, typ fs.FileMode) ([]byte, error) {
+func read(sys system.System, path string, typ fs.FileMode) ([]byte, string, error) {
 	switch {
 	case typ&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("is a symlink; userscript never follows links in conf.d: replace it with a copy of the file")
+		return nil, "", fmt.Errorf("is a symlink; userscript never follows links in conf.d: replace it with a copy of the file")
 	case typ.IsDir():
-		return nil, fmt.Errorf("is a folder, not a file")
+		return nil, "", fmt.Errorf("is a folder, not a file")
 	case !typ.IsRegular():
-		return nil, fmt.Errorf("is not a regular file (%s)", typ.Type())
+		return nil, "", fmt.Errorf("is not a regular file (%s)", typ.Type())
 	}
 	if fi, err := sys.Lstat(path); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		if system.Links(fi) > 1 {
 			// A hard link can be another file (a secret root may read)
 			// under a name in conf.d.
-			return nil, fmt.Errorf("has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy")
+			return nil, "", fmt.Errorf("has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy")
 		}
 	}
 	data, err := sys.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, pe.Err // the path is the user's own file name
+			return nil, "", pe.Err // the path is the user's own file name
 		}
-		return nil, err
+		return nil, "", err
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, fmt.Errorf("holds NUL bytes; it is not a text file")
+	text, enc, err := Decode(data)
+	if err != nil {
+		return nil, enc, err
 	}
-	return Normalize(data), nil
+	return Normalize(text), enc, nil
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}

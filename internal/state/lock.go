@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // A Lock is state/lock.d, held by one apply at a time across both
@@ -190,7 +192,7 @@ func holderOf(dir string) (pid int, alive, known bool) {
 		// We have the turn (see turns): not ours, so left from before.
 		return pid, false, true
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !system.Alive(pid) {
 		return pid, false, true
 	}
 	// After a reboot the pid may belong to some other program now: only
@@ -226,7 +228,7 @@ func LockDaemon(stateDir string) (*DaemonLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := system.TryLock(f); err != nil {
 		f.Close()
 		pid, _ := os.ReadFile(filepath.Join(stateDir, "daemon.pid"))
 		return nil, fmt.Errorf("a userscript daemon is already running for this app dir (pid %s)", strings.TrimSpace(string(pid)))

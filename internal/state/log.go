@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // MaxLog is the size at which state/log is rotated to state/log.1.
@@ -46,11 +48,11 @@ func (l *LogFile) Write(p []byte) (int, error) {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|system.NoFollow, 0o644)
 	if errors.Is(err, syscall.ELOOP) {
 		// A link planted over the share: never append through it.
 		os.Remove(l.path)
-		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|system.NoFollow, 0o644)
 	}
 	if err != nil {
 		return 0, err

@@ -24,22 +24,29 @@ const (
 	Failed       Word = "FAILED"        // could not be written, or the service could not be restarted
 	Unknown      Word = "UNKNOWN"       // names no target; never applied
 	Held         Word = "HELD"          // rolled back; waits for an edit
+	// Disabled: conf.d/DISABLE or conf.d/SAFE-MODE is there, and nothing
+	// is applied.
+	Disabled Word = "DISABLED"
 )
 
 // Words are all the words, in the order docs/FORMATS.md lists them.
-var Words = []Word{OK, NotValidated, Refused, Rejected, Failed, Unknown, Held}
+var Words = []Word{OK, NotValidated, Refused, Rejected, Failed, Unknown, Held, Disabled}
 
 // A Report is the content of one status file.
 type Report struct {
-	Word       Word
-	File       string // "conf.d/smb.conf"
-	Target     string // device path
-	Sources    []string
-	Validated  string // the validator that ran, e.g. "testparm -s"
-	Reason     string
+	Word      Word
+	File      string // "conf.d/smb.conf"
+	Target    string // device path
+	Sources   []string
+	Validated string // the validator that ran, e.g. "testparm -s"
+	Reason    string
+	// Line is the line a refusal is about, where it is a line of the
+	// owner's own file: "conf.d/smb.conf line 3: read raw = maybe".
+	Line       string
 	Warnings   []string
 	Notes      []string // what the validator could not check on this host
 	Settings   []string // tuning: one line per kernel setting
+	Diff       []string // how the firmware's own file changed, one line each
 	Generation int
 	Time       time.Time
 	Todo       string // what the user should do next
@@ -59,6 +66,7 @@ func (r *Report) Render() []byte {
 	line("sources", strings.Join(r.Sources, " "))
 	line("validated", r.Validated)
 	line("reason", r.Reason)
+	line("line", r.Line)
 	for _, w := range r.Warnings {
 		line("warning", w)
 	}
@@ -67,6 +75,9 @@ func (r *Report) Render() []byte {
 	}
 	for _, st := range r.Settings {
 		line("setting", st)
+	}
+	for _, d := range r.Diff {
+		line("diff", d)
 	}
 	if r.Generation > 0 {
 		line("generation", fmt.Sprint(r.Generation))
@@ -111,14 +122,31 @@ func withoutTime(data []byte) []byte {
 
 // Read returns the word of the status file at path, or "".
 func Read(sys system.System, path string) Word {
+	return ReadReport(sys, path).Word
+}
+
+// ReadReport reads back what a status file says of its validation: the
+// word, the validator, the reason and the warnings (an empty Report when
+// there is no file).
+func ReadReport(sys system.System, path string) Report {
+	var r Report
 	data, err := sys.ReadFile(path)
 	if err != nil {
-		return ""
+		return r
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if w, ok := strings.CutPrefix(strings.TrimSpace(l), "status: "); ok {
-			return Word(w)
+		k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
+		switch {
+		case !ok:
+		case k == "status" && r.Word == "":
+			r.Word = Word(v)
+		case k == "validated":
+			r.Validated = v
+		case k == "reason":
+			r.Reason = v
+		case k == "warning":
+			r.Warnings = append(r.Warnings, v)
 		}
 	}
-	return ""
+	return r
 }

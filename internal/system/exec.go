@@ -81,17 +81,17 @@ func (r *Real) Run(ctx context.Context, c Command) Exec {
 func (r *Real) start(ctx context.Context, c Command, prog string, out *os.File) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, c.Argv[1:]...)
 	cmd.Env = append(append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir), c.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroup()
 	cmd.Stdout, cmd.Stderr = out, out
 	if c.StderrOnly {
 		cmd.Stdout = nil // os/exec opens the null device
 	}
 	if c.Service {
 		// Only the script: the daemons it started are in its group.
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.Cancel = func() error { return terminate(cmd.Process) }
 		cmd.WaitDelay = killGrace
 	} else {
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	}
 	return cmd
 }
@@ -105,7 +105,7 @@ func openOutput(name string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE|oNoFollow|oNonBlock, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

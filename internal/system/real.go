@@ -32,7 +32,7 @@ func (r *Real) Root(devicePath string) string {
 }
 
 func (r *Real) ReadFile(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a symlink")}
@@ -145,7 +145,7 @@ func globQuote(s string) string {
 // writeInPlace is the fallback for a bind-mounted target, which cannot be
 // renamed over.
 func writeInPlace(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
 	if err != nil {
 		return err
 	}
@@ -179,8 +179,8 @@ func keepMode(f *os.File, name string, perm fs.FileMode) error {
 	if err != nil {
 		return f.Chmod(perm)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-		if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
+	if uid, gid, ok := owner(fi); ok && os.Geteuid() == 0 {
+		if err := f.Chown(uid, gid); err != nil {
 			return err
 		}
 	}
@@ -201,11 +201,7 @@ func (r *Real) Dial(ctx context.Context, addr string) (net.Conn, error) {
 }
 
 func (r *Real) Free(name string) (int64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(name, &st); err != nil {
-		return 0, &fs.PathError{Op: "statfs", Path: name, Err: err}
-	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
+	return free(name)
 }
 
 func (r *Real) Interfaces() ([]Interface, error) {

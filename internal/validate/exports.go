@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"github.com/nas-userscript/userscript/internal/exports"
 	"os"
 	"regexp"
 	"slices"
@@ -37,7 +38,7 @@ func checkExports(ctx context.Context, path string, opt Options) Result {
 	if bad != nil {
 		return *bad
 	}
-	exports, problems := ParseExports(data)
+	entries, problems := exports.Parse(data)
 	r := Result{Validated: true, Tool: parserOnly}
 	for _, p := range problems {
 		if p.Warning {
@@ -70,7 +71,7 @@ func checkExports(ctx context.Context, path string, opt Options) Result {
 		r.Notes = append(r.Notes, "exportfs -ra: "+out.Err.Error()+": checked by our parser only")
 		return r
 	}
-	return exportfsVerdict(r, out, exports)
+	return exportfsVerdict(r, out, entries)
 }
 
 // exportsNamespace prepares the namespace exportfs -ra runs in.
@@ -94,7 +95,7 @@ func exportsNamespace(candidate string) error {
 
 // exportfsVerdict reads exportfs's stderr: refused only for a problem
 // of the file; what the host cannot do leaves the parser's verdict.
-func exportfsVerdict(r Result, out output, exports []Export) Result {
+func exportfsVerdict(r Result, out output, exports []exports.Export) Result {
 	var fileErrs, hostErrs, other []string
 	missing := 0
 	for _, l := range lines(out.stderr) {
@@ -140,7 +141,7 @@ func exportfsVerdict(r Result, out output, exports []Export) Result {
 
 // exportfsReason puts our line number on an exportfs message: exportfs
 // counts lines without the comment lines, so its own are not used.
-func exportfsReason(msg string, exports []Export) string {
+func exportfsReason(msg string, exports []exports.Export) string {
 	msg = strings.TrimSpace(msg)
 	line := 0
 	if m := reExportfsStat.FindStringSubmatch(msg); m != nil {
@@ -158,7 +159,7 @@ func exportfsReason(msg string, exports []Export) string {
 	return atLine(line, msg)
 }
 
-func clientLine(exports []Export, host string) int {
+func clientLine(exports []exports.Export, host string) int {
 	for _, e := range exports {
 		for _, c := range e.Clients {
 			if c.Host == host {
@@ -169,7 +170,7 @@ func clientLine(exports []Export, host string) int {
 	return 0
 }
 
-func optionLine(exports []Export, opt string) int {
+func optionLine(exports []exports.Export, opt string) int {
 	for _, e := range exports {
 		for _, c := range e.Clients {
 			if slices.Contains(c.Effective(), opt) {

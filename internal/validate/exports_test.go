@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/nas-userscript/userscript/internal/exports"
 	"os"
 	"path/filepath"
 	"testing"
@@ -83,7 +84,7 @@ func TestExportsWithoutNamespace(t *testing.T) {
 // file's problems refuse, the host's (no nfsd, a read-only /var/lib/nfs)
 // only leave the parser's verdict.
 func TestExportfsVerdict(t *testing.T) {
-	exports, _ := ParseExports([]byte("/a 10.0.0.1(ro)\n\n/b *(rw,reexport=none)\n"))
+	entries, _ := exports.Parse([]byte("/a 10.0.0.1(ro)\n\n/b *(rw,reexport=none)\n"))
 	for _, tc := range []struct {
 		name, stderr string
 		code         int
@@ -104,7 +105,7 @@ func TestExportfsVerdict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := output{Exec: Exec{Argv: []string{"/usr/sbin/exportfs", "-ra"}, ExitCode: tc.code}, stderr: []byte(tc.stderr)}
-			tc.want.check(t, exportfsVerdict(Result{Validated: true, Tool: "exports parser"}, out, exports))
+			tc.want.check(t, exportfsVerdict(Result{Validated: true, Tool: "exports parser"}, out, entries))
 		})
 	}
 }

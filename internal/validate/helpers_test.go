@@ -10,32 +10,24 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 // needTool skips a test when a validator is not installed, except in CI
 // (CI=true), where .ci/run installs them and a missing one must fail.
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, err := lookPath(name); err == nil {
-		return
-	}
-	if os.Getenv("CI") == "" {
-		t.Skipf("%s is not installed (CI installs it)", name)
-	}
-	t.Fatalf("%s is not installed, and CI is set", name)
+	needtool.Tool(t, name)
 }
+
+func TestMain(m *testing.M) { needtool.Main(m) }
 
 // needRoot skips a test that needs root (proftpd -t as root, mount
 // namespaces), except in CI.
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "" {
-		t.Skip("needs root")
-	}
-	t.Fatal("needs root, and CI is set")
+	needtool.Root(t)
 }
 
 // candidate writes content to a staged file and returns its path.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -177,6 +178,9 @@ func (w *Watcher) classify(ev fsnotify.Event) kind {
 	case ev.Name == w.confDir() || ev.Name == w.Engine.App:
 		return structural
 	case dir == w.confDir():
+		if source.IsDisable(name) || strings.EqualFold(name, source.SafeMode) {
+			return relevant // the owner's off switch, or the way out of safe mode
+		}
 		if source.Ignored(name) {
 			return ignore
 		}

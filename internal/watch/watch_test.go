@@ -30,6 +30,7 @@ type nas struct {
 	mu        sync.Mutex
 	applies   int       // applies that wrote a generation
 	lastApply time.Time // when the last apply (of any kind) finished
+	stopped   int       // applies that applied nothing (conf.d/DISABLE)
 	cancel    context.CancelFunc
 	done      chan error
 	// lock, when set, is the watcher's lock (tests of a busy lock).
@@ -66,6 +67,9 @@ func (n *nas) start(q Quiet) {
 			if res != nil && res.Generation != nil {
 				n.applies++
 			}
+			if res != nil && res.Stopped != "" {
+				n.stopped++
+			}
 		}}
 	go func() { n.done <- w.Run(ctx) }()
 	n.t.Cleanup(func() { cancel(); <-n.done })
@@ -79,6 +83,23 @@ func (n *nas) start(q Quiet) {
 		}
 		if time.Now().After(deadline) {
 			n.t.Fatal("the watcher did not apply within 30 s of starting")
+		}
+	}
+}
+
+// waitStopped waits for an apply that applied nothing (DISABLE) after
+// the first one.
+func (n *nas) waitStopped() {
+	n.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n.mu.Lock()
+		s := n.stopped
+		n.mu.Unlock()
+		if s >= 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			n.t.Fatal("no second apply that applied nothing within 30 s")
 		}
 	}
 }

@@ -1,7 +1,13 @@
-// Command demo shows userscript on a simulated IcyBox IB-NAS4220-B: it
-// builds the armv4 package, installs it, drops the example tuning into
-// conf.d, boots twice and prints what happened. Run it with `make demo`
-// from the repository root.
+// Command demo shows userscript on a simulated IcyBox IB-NAS4220-B. Part
+// one builds the armv4 package (the sh engine: what the IcyBox runs),
+// installs it, drops the example tuning into conf.d, boots twice and
+// prints what happened. Part two installs the amd64 package (the Go
+// engine, which runs on this machine) on a fresh simulated box and edits
+// conf.d while it runs: an edit with a typo is REFUSED (its status shows
+// the offending line, nothing changes), an edit the FTP server cannot
+// start with is REJECTED (the previous file is put back and the server
+// restarted with it); it prints every status file and DOCTOR.txt. Run it
+// with `make demo` from the repository root.
 package main
 
 import (
@@ -10,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 )
@@ -28,34 +35,61 @@ func run() error {
 	}
 	defer os.RemoveAll(dir)
 
-	step("build the armv4 package (sh engine only)")
-	dist := filepath.Join(dir, "dist")
-	cmd := exec.Command("make", "-s", "dist", "DIST="+dist, "TARGETS=armv4")
+	step("build the armv4 package (sh engine only) and the amd64 package (Go engine)")
+	archives, err := build(filepath.Join(dir, "dist"), "armv4", "amd64")
+	if err != nil {
+		return err
+	}
+	if err := shPart(filepath.Join(dir, "sh"), archives["armv4"]); err != nil {
+		return err
+	}
+	return goPart(filepath.Join(dir, "go"), archives["amd64"])
+}
+
+// build runs make dist for targets and returns each target's archive.
+func build(dist string, targets ...string) (map[string]string, error) {
+	cmd := exec.Command("make", "-s", "dist", "DIST="+dist, "TARGETS="+strings.Join(targets, " "), "CLI_TARGETS=")
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
-		return fmt.Errorf("make dist: %w", err)
+		return nil, fmt.Errorf("make dist: %w", err)
 	}
-	archives, _ := filepath.Glob(filepath.Join(dist, "*-armv4.tgz"))
-	if len(archives) != 1 {
-		return fmt.Errorf("no armv4 archive in %s", dist)
+	out := map[string]string{}
+	for _, t := range targets {
+		m, _ := filepath.Glob(filepath.Join(dist, "*-"+t+".tgz"))
+		if len(m) != 1 {
+			return nil, fmt.Errorf("no %s archive in %s", t, dist)
+		}
+		out[t] = m[0]
+		fmt.Println("  ", filepath.Base(m[0]))
 	}
-	fmt.Println("  ", filepath.Base(archives[0]))
+	return out, nil
+}
 
-	n, err := firmsim.New(filepath.Join(dir, "nas"))
+// newNAS makes a simulated IB-NAS4220-B with testparm and proftpd -t
+// where this machine has them, and installs archive.
+func newNAS(dir, archive string) (*firmsim.NAS, string, error) {
+	n, err := firmsim.New(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if missing := n.AddTools("testparm", "proftpd"); len(missing) > 0 {
+		fmt.Println("   (not on this machine, so not validated:", strings.Join(missing, ", ")+")")
+	}
+	if err := n.Install(archive); err != nil {
+		return nil, "", err
+	}
+	app := n.AppDir("userscript")
+	fmt.Println("   installed into", rel(n, app))
+	return n, app, nil
+}
+
+func shPart(dir, archive string) error {
+	step("part 1: the sh engine on a simulated IB-NAS4220-B")
+	n, app, err := newNAS(dir, archive)
 	if err != nil {
 		return err
 	}
 	defer n.Shutdown()
-	if missing := n.AddTools("testparm", "proftpd"); len(missing) > 0 {
-		fmt.Println("   (not on this machine, so not validated:", strings.Join(missing, ", ")+")")
-	}
-	step("install it into public/applications/ of a simulated IB-NAS4220-B")
-	if err := n.Install(archives[0]); err != nil {
-		return err
-	}
-	app := n.AppDir("userscript")
-	fmt.Println("   app dir:", rel(n, app))
-
 	step("drop the example tuning into conf.d: smb.conf.add, proftpd.conf, exports")
 	for _, name := range []string{"smb.conf.add", "proftpd.conf", "exports"} {
 		b, err := os.ReadFile(filepath.Join(app, "conf.d", "examples", name))
@@ -66,7 +100,6 @@ func run() error {
 			return err
 		}
 	}
-
 	for boot := 1; boot <= 2; boot++ {
 		n.ClearCalls()
 		if boot == 1 {
@@ -79,7 +112,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		report(n, app)
+		report(n, app, boot == 2)
 	}
 	step("init stop")
 	out, err := n.Init("userscript", "stop")
@@ -87,7 +120,7 @@ func run() error {
 	return err
 }
 
-func report(n *firmsim.NAS, app string) {
+func report(n *firmsim.NAS, app string, statuses bool) {
 	fmt.Println("   files that differ from the ROM copy:")
 	for _, f := range []string{firmsim.SmbConf, firmsim.ProftpdConf, firmsim.Exports} {
 		live, _ := os.ReadFile(filepath.Join(n.Root, f))
@@ -100,13 +133,34 @@ func report(n *firmsim.NAS, app string) {
 	for _, c := range n.Calls() {
 		fmt.Println("     " + c)
 	}
+	if !statuses {
+		return
+	}
 	fmt.Println("   status files:")
 	st, _ := filepath.Glob(filepath.Join(app, "conf.d", "*.status"))
 	for _, p := range st {
-		b, _ := os.ReadFile(p)
-		fmt.Printf("     conf.d/%s\n", filepath.Base(p))
-		fmt.Print(indent(strings.ReplaceAll(string(b), "\r\n", "\n")))
+		show(p)
 	}
+}
+
+// show prints a text file of conf.d (CRLF as it is on the share).
+func show(p string) {
+	b, _ := os.ReadFile(p)
+	fmt.Printf("     conf.d/%s\n", filepath.Base(p))
+	fmt.Print(indent(strings.ReplaceAll(string(b), "\r\n", "\n")))
+}
+
+// waitFor waits until cond holds, for at most d (the daemon applies an
+// edit within about a second).
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return cond()
 }
 
 func step(s string) { fmt.Println("==>", s) }

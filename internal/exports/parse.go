@@ -1,4 +1,4 @@
-package validate
+package exports
 
 import (
 	"bytes"
@@ -47,16 +47,20 @@ type Problem struct {
 	Warning bool // false: exportfs would refuse or misread the file
 }
 
-func (p Problem) String() string { return atLine(p.Line, p.Msg) }
+func (p Problem) String() string {
+	if p.Line <= 0 {
+		return p.Msg
+	}
+	return fmt.Sprintf("line %d: %s", p.Line, p.Msg)
+}
 
-// Token sizes of nfs-utils (e_path[NFS_MAXPATHLEN+1], exp[512]), and the
-// decoded lengths we accept: a few bytes less, so that FormatExports can
-// always write an escape sequence where the file had a quote.
+// Token sizes of nfs-utils (e_path[NFS_MAXPATHLEN+1], exp[512]): a
+// longer token is refused, as exportfs refuses it.
 const (
 	pathSize   = 1025
 	clientSize = 512
-	maxPath    = pathSize - 5
-	maxClient  = clientSize - 4
+	maxPath    = pathSize - 1
+	maxClient  = clientSize - 1
 	exportsEOF = -1
 	badQuote   = -2
 )
@@ -65,7 +69,7 @@ const (
 // support/nfs/exports.c and xio.c) reads it, and reports what exportfs
 // would refuse or misread (errors) and what is legal but likely a mistake
 // (warnings). Problems are in line order.
-func ParseExports(data []byte) ([]Export, []Problem) {
+func Parse(data []byte) ([]Export, []Problem) {
 	p := &exportsParser{data: data, line: 1}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		p.errorf(1+bytes.Count(data[:i], []byte("\n")), "NUL byte in the file")

@@ -1,4 +1,4 @@
-package validate
+package exports
 
 import (
 	"reflect"
@@ -21,7 +21,7 @@ func problemStrings(ps []Problem) []string {
 // TestParseExports proves the parser reads exports(5) as exportfs does
 // (each case was run through exportfs 2.6.2 to see what it makes of it)
 // and names the line of every problem.
-func TestParseExports(t *testing.T) {
+func TestParse(t *testing.T) {
 	c := func(line int, host string, opts ...string) Client {
 		cl := Client{Host: host, Line: line}
 		if opts != nil {
@@ -91,7 +91,7 @@ func TestParseExports(t *testing.T) {
 		{"a NUL byte is refused", "/a *(ro)\n/b\x00 *(ro)\n", nil, []string{"line 2: NUL byte in the file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := ParseExports([]byte(tc.in))
+			got, problems := Parse([]byte(tc.in))
 			if tc.want != nil && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("exports\n got %+v\nwant %+v", got, tc.want)
 			}
@@ -100,52 +100,6 @@ func TestParseExports(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestFormatExports proves FormatExports writes what ParseExports reads
-// back, for the awkward cases: escapes, a backslash before digits, an
-// empty client in the middle, defaults growing along a line.
-func TestFormatExports(t *testing.T) {
-	in := `"/srv/a b\134\061\062\063" -ro "" h1(rw) -sync h2` + "\n" + `/x#y *(mp=/a\040b) -no_subtree_check` + "\n/z\n"
-	exports, problems := ParseExports([]byte(in))
-	for _, p := range problems {
-		if !p.Warning {
-			t.Fatalf("input has an error: %v", p)
-		}
-	}
-	out := FormatExports(exports)
-	again, problems := ParseExports(out)
-	for _, p := range problems {
-		if !p.Warning {
-			t.Errorf("formatted file has an error: %v\n%s", p, out)
-		}
-	}
-	if !sameExports(exports, again) {
-		t.Errorf("round trip changed the exports:\n%s\n got %+v\nwant %+v", out, again, exports)
-	}
-	if want := `/srv/a\040b\13412\063 -ro "" h1(rw) -sync h2` + "\n" + `/x\043y *(mp=/a\040b) -no_subtree_check` + "\n/z\n"; string(out) != want {
-		t.Errorf("formatted\n%s\nwant\n%s", out, want)
-	}
-}
-
-// sameExports compares exports without their line numbers.
-func sameExports(a, b []Export) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Path != b[i].Path || len(a[i].Clients) != len(b[i].Clients) {
-			return false
-		}
-		for j, c := range a[i].Clients {
-			d := b[i].Clients[j]
-			c.Line, d.Line = 0, 0
-			if !reflect.DeepEqual(c, d) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func TestEditDistance(t *testing.T) {

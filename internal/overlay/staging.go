@@ -1,0 +1,46 @@
+package overlay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nas-userscript/userscript/internal/system"
+)
+
+// stagePrefix starts the name of every private scratch folder a
+// validation stages its candidate in: userscript-stage-PID-RANDOM in the
+// temporary folder. The PID says whose it is.
+const stagePrefix = "userscript-stage-"
+
+// stageDir makes this process's scratch folder for one validation.
+func (e *Engine) stageDir() (string, error) {
+	return e.Sys.MkdirTemp(fmt.Sprintf("%s%d-", stagePrefix, os.Getpid()))
+}
+
+// sweepStaging removes the scratch folders that a process which is gone
+// left behind (killed while a validator ran): an engine that ends
+// normally removes its own. Folders of live processes are left alone.
+func (e *Engine) sweepStaging() {
+	tmp := os.TempDir()
+	entries, err := e.Sys.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, ent := range entries {
+		rest, ok := strings.CutPrefix(ent.Name(), stagePrefix)
+		if !ok || !ent.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || system.Alive(pid) {
+			continue
+		}
+		if err := e.Sys.RemoveAll(filepath.Join(tmp, ent.Name())); err == nil {
+			e.logger().Info("removed a scratch folder left by a process that is gone", "dir", ent.Name())
+		}
+	}
+}
