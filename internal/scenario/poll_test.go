@@ -65,10 +65,14 @@ const pollSleep = "sleep:2"
 
 // startPoller runs the sh engine's poll loop (every 2 seconds) in w and
 // stops it when the test ends.
-func startPoller(t *testing.T, w *World) {
+func startPoller(t *testing.T, w *World) { startPollerEvery(t, w, 2) }
+
+// startPollerEvery runs the sh engine's poll loop in w, polling every
+// secs seconds, and stops it when the test ends.
+func startPollerEvery(t *testing.T, w *World, secs int) {
 	t.Helper()
 	cmd := exec.Command(w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "poll")
-	cmd.Env = append(w.Env(), "USERSCRIPT_POLL=2")
+	cmd.Env = append(w.Env(), fmt.Sprintf("USERSCRIPT_POLL=%d", secs))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
