@@ -75,3 +75,14 @@ func (n *NAS) AddTools(names ...string) (missing []string) {
 	}
 	return missing
 }
+
+// UseBusyBox makes the init scripts run under the BusyBox binary bb (an
+// old one of OldBusyBoxTags, say): its ash, and its applets on PATH.
+func (n *NAS) UseBusyBox(bb string) error {
+	bin, shell, err := AppletsOf(bb, filepath.Join(n.Dir, "bin-"+filepath.Base(filepath.Dir(bb))))
+	if err != nil {
+		return err
+	}
+	n.Bin, n.Shell = bin, shell
+	return nil
+}

@@ -92,16 +92,50 @@ func dist(t *testing.T, target string) string {
 // installed, and stops whatever it started when the test ends.
 func installed(t *testing.T) *firmsim.NAS {
 	t.Helper()
+	return installedWith(t, "")
+}
+
+// installedWith is installed, with the init scripts run under the BusyBox
+// binary bb ("" is Debian's). USERSCRIPT_TEST_PACKAGE names a folder
+// holding another init and lib/*.sh (an older sh engine: a test must
+// fail on it first) to put over the package's.
+func installedWith(t *testing.T, bb string) *firmsim.NAS {
+	t.Helper()
 	need(t, "busybox")
 	n, err := firmsim.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if bb != "" {
+		if err := n.UseBusyBox(bb); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := n.Install(dist(t, "armv4")); err != nil {
 		t.Fatal(err)
 	}
+	if d := os.Getenv("USERSCRIPT_TEST_PACKAGE"); d != "" {
+		overlayEngine(t, d, n.AppDir("userscript"))
+	}
 	t.Cleanup(func() { n.Shutdown() })
 	return n
+}
+
+// overlayEngine copies src/init and src/lib/*.sh over the app dir's.
+func overlayEngine(t *testing.T, src, app string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(src, "lib", "*.sh"))
+	files = append(files, filepath.Join(src, "init"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(src, f)
+		if err := os.WriteFile(filepath.Join(app, rel), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func writeFile(t *testing.T, path, body string) {

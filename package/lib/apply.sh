@@ -527,7 +527,7 @@ disk_trouble() {
 			echo "reason: $1: nothing was applied, the firmware's own file is live$CR"
 			echo "$CR"
 			echo "what to do: free some space on the data disk (or check that it is mounted writable), then reboot or save the file again$CR"
-		} >"$CONF/$dt_n.status.tmp" 2>/dev/null && mv -f "$CONF/$dt_n.status.tmp" "$CONF/$dt_n.status" 2>/dev/null
+		} 2>/dev/null >"$CONF/$dt_n.status.tmp" && mv -f "$CONF/$dt_n.status.tmp" "$CONF/$dt_n.status" 2>/dev/null
 		rm -f "$CONF/$dt_n.status.tmp" 2>/dev/null
 	done
 	return 0

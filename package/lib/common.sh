@@ -54,7 +54,7 @@ log() {
 	done
 	case ${LOG_HOLD:-} in
 	yes) LOGBUF="${LOGBUF:-}$lg_line$NL" ;;
-	*) log_ok && echo "$lg_line" >>"$STATE/log" ;;
+	*) log_ok && { echo "$lg_line" >>"$STATE/log"; } 2>/dev/null ;;
 	esac
 	return 0
 }
@@ -62,7 +62,7 @@ log() {
 # log_flush writes the lines log kept, with one echo.
 log_flush() {
 	case ${LOGBUF:-} in '') return 0 ;; esac
-	log_ok && echo "${LOGBUF%"$NL"}" >>"$STATE/log"
+	log_ok && { echo "${LOGBUF%"$NL"}" >>"$STATE/log"; } 2>/dev/null
 	LOGBUF=
 	return 0
 }
