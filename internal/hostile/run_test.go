@@ -2,7 +2,6 @@ package hostile
 
 import (
 	"fmt"
-	"github.com/nas-userscript/userscript/internal/firmsim"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 var (
@@ -64,7 +66,7 @@ func TestHostile(t *testing.T) {
 				})
 			}
 			for tag, why := range missing {
-				t.Run("sh-"+tag, func(t *testing.T) { need(t, false, "%s", why) })
+				t.Run("sh-"+tag, func(t *testing.T) { needtool.Optional(t, why, firmsim.OldBusyBoxRequired()) })
 			}
 		})
 	}

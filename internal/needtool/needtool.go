@@ -103,6 +103,26 @@ func Missing(t T, reason string) {
 	t.Skip(reason)
 }
 
+// Optional skips the test for reason, something a machine may lack
+// without a tool to install (the old BusyBox builds that lie beside the
+// clone, not in it): counted in the summary as Missing does, and a skip
+// under CI=true too, since CI may not have it. When required (the
+// developer or CI pointed at where it should be), it fails instead.
+func Optional(t T, reason string, required bool) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	os.Getenv(skipsEnv)
+	if required {
+		t.Fatal(reason)
+		return
+	}
+	mu.Lock()
+	skips[reason]++
+	mu.Unlock()
+	t.Skip(reason)
+}
+
 const skipsEnv = "USERSCRIPT_SKIPS"
 
 // Main runs the tests of m (see Run) and exits with their code.
