@@ -63,10 +63,12 @@ look() {
 	for lk_g in $GENS; do
 		lk_i=$((lk_i + 1))
 	done
+	LK_GENS=
 	for lk_g in $GENS; do
 		case $((lk_i > 2)) in 1) lk_i=$((lk_i - 1)) && continue ;; esac
 		id_dir "$lk_g"
 		lk_gd="$lk_gd $ID_DIR $ID_DIR/files"
+		LK_GENS="$LK_GENS $lk_g"
 	done
 	set -f
 	# shellcheck disable=SC2086 # TPATHS and lk_gd are lists of paths without blanks
@@ -182,6 +184,7 @@ quick_look() {
 	FP_T=
 	FP_R=
 	look || return 1
+	state_read
 	# What to hash: every plain file among the targets, their sources
 	# and bases, the tuning sources, the settings and the profile.
 	qk_files=
@@ -230,6 +233,57 @@ quick_look() {
 	FP_R=$LK_R
 	case $((LK_N > LOOK_MAX)) in 0) QUICK=yes ;; esac
 	return 0
+}
+
+# state_read reads state/applied (SR_APPLIED) and the newest two
+# generations' meta.json (gen_read's cache) with one cat: the shell's
+# read takes a system call a byte, and a process each would cost more.
+state_read() {
+	SR_APPLIED=
+	sr_files=
+	plain "$STATE/applied" && sr_files=$STATE/applied
+	for sr_i in $LK_GENS; do
+		id_dir "$sr_i"
+		plain "$ID_DIR/meta.json" && sr_files="$sr_files $ID_DIR/meta.json"
+	done
+	case $sr_files in '') return 0 ;; esac
+	# shellcheck disable=SC2086 # paths without blanks
+	sr_text=$(cat $sr_files 2>/dev/null)
+	set -f
+	sr_ifs=$IFS
+	IFS=$NL
+	sr_in=applied
+	sr_meta=
+	sr_id=
+	for sr_l in $sr_text; do
+		case $sr_in:$sr_l in
+		*:'{')
+			sr_in=meta
+			sr_meta=$sr_l
+			sr_id=
+			;;
+		meta:'}')
+			case $sr_id in ?*)
+				eval "GR_$sr_id=\$sr_meta\$NL\$sr_l"
+				GR_CACHED="${GR_CACHED:-} $sr_id"
+				;;
+			esac
+			sr_in=over
+			;;
+		meta:*)
+			sr_meta="$sr_meta$NL$sr_l"
+			case $sr_l in '  "id": '*)
+				sr_id=${sr_l#*: }
+				sr_id=${sr_id%,}
+				num "$sr_id" || sr_id=
+				;;
+			esac
+			;;
+		applied:*) SR_APPLIED="$SR_APPLIED$sr_l$NL" ;;
+		esac
+	done
+	IFS=$sr_ifs
+	set +f
 }
 
 # qk_hash PATH [source] adds PATH to what the look hashes when the look
@@ -313,9 +367,7 @@ fp_read() {
 	SV_W=$NL
 	SV_O=
 	SV_RC=
-	plain "$STATE/applied" || return 1
-	# One cat: the shell's read takes a system call a byte.
-	fr_text=$(cat "$STATE/applied" 2>/dev/null) || return 1
+	fr_text=$SR_APPLIED
 	case $fr_text in "userscript-sh-applied 1$NL"*) ;; *) return 1 ;; esac
 	set -f
 	fr_ifs=$IFS
