@@ -85,7 +85,8 @@ procs() {
 	shift 2
 	rm -rf "$pd" && mkdir -p "$pd"
 	strace -ff -qq -e trace=process -o "$pd/p" "$@" >/dev/null 2>&1 || true
-	echo $(($(ls "$pd" | wc -l) - 1))
+	set -- "$pd"/p.*
+	echo $(($# - 1))
 }
 
 one() { # TAG BUSYBOX
