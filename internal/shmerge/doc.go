@@ -5,7 +5,7 @@
 // with the same message, and warn with the same lines.
 //
 // The sh runs with a PATH that holds only the applets the sh engine may
-// use (firmsim.AllowedApplets and "["), under Debian's busybox and,
+// use (firmsim.AllowedApplets, which hold "["), under Debian's busybox and,
 // where they are found, the old static builds of BusyBox 1.00, 1.2.0 and
 // 1.7.2 that the IcyBox era's firmware ran (the folder named by
 // USERSCRIPT_OLD_BUSYBOX, else ../shared/busybox-old beside the
