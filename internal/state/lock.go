@@ -181,8 +181,8 @@ func take(dir string) error {
 // pid (yet); alive tells whether that pid is one of the engines.
 func holderOf(dir string) (pid int, alive, known bool) {
 	data, err := os.ReadFile(filepath.Join(dir, "pid"))
-	if err != nil {
-		return 0, false, false
+	if err != nil || len(data) == 0 {
+		return 0, false, false // none yet, or being written
 	}
 	pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || pid <= 0 {
