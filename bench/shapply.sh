@@ -9,6 +9,9 @@
 #              committed (what every reboot costs), the median of RUNS
 #   cp_ms      three bare `cp` of the same files, the median of RUNS
 #   ratio      boot_ms / cp_ms
+#   cprc_ms    the same three `cp`, then the three restart scripts: the
+#              least any boot that puts files back must do, the median
+#   ratio_rc   boot_ms / cprc_ms: what the engine itself adds
 #   boot_procs processes one boot apply creates (fork/clone/vfork: every
 #              process that is not the engine's own shell, whether it
 #              execs an applet or not), counted as the files of
@@ -33,6 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 go build -tags noclients -o "$tmp/userscript" "$top/cmd/userscript"
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / (b ? b : 1)}'; }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 setup() { # DIR: the root, the ROM and the app dir of bench/apply.sh
@@ -78,6 +82,12 @@ copy() { # DIR
 	cp "$1/app/conf.d/proftpd.conf" "$1/root/system/hddapp/etc/proftpd.conf"
 }
 
+restarts() { # DIR
+	for s in S80samba.sh S85nfs.sh S91proftpd.sh; do
+		"$1/root/system/hddapp/etc/rc.d/$s" restart
+	done
+}
+
 # procs DIR NAME CMD...: the processes CMD creates (strace -ff writes one
 # file per process; the first is CMD's own).
 procs() {
@@ -101,7 +111,7 @@ one() { # TAG BUSYBOX
 	sources "$d/app" 0
 	restore_rom "$d"
 	eng >/dev/null 2>&1 || true # committed once
-	: >"$d/boot" && : >"$d/cp"
+	: >"$d/boot" && : >"$d/cp" && : >"$d/cprc"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		restore_rom "$d"
@@ -110,10 +120,13 @@ one() { # TAG BUSYBOX
 		restore_rom "$d"
 		t0=$(ms) && copy "$d" && t1=$(ms)
 		echo $((t1 - t0)) >>"$d/cp"
+		restore_rom "$d"
+		t0=$(ms) && copy "$d" && { restarts "$d" >/dev/null 2>&1 || true; } && t1=$(ms)
+		echo $((t1 - t0)) >>"$d/cprc"
 		i=$((i + 1))
 	done
-	b=$(median <"$d/boot") c=$(median <"$d/cp")
-	line="busybox $1: boot_ms=$b cp_ms=$c ratio=$(awk -v a="$b" -v b="$c" 'BEGIN {printf "%.1f", a / (b ? b : 1)}')"
+	b=$(median <"$d/boot") c=$(median <"$d/cp") r=$(median <"$d/cprc")
+	line="busybox $1: boot_ms=$b cp_ms=$c ratio=$(ratio "$b" "$c") cprc_ms=$r ratio_rc=$(ratio "$b" "$r")"
 	if command -v strace >/dev/null 2>&1; then
 		restore_rom "$d"
 		bp=$(procs "$d" boot env -i PATH="$bin" USERSCRIPT_ROOT="$d/root" USERSCRIPT_APP="$d/app" "$bin/sh" "$d/app/lib/engine.sh" apply)
