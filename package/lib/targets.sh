@@ -124,11 +124,12 @@ believe() {
 # ---- writing a target ------------------------------------------------------------
 
 # write_target NAME LIVE SRC writes SRC over LIVE atomically: a copy in the
-# target's own folder with LIVE's mode and owner, then a rename. (The
-# target's folder is the firmware's, root's own: a staging file left
-# there by a killed apply is simply written over.)
+# target's own folder with LIVE's mode and owner (.BASE.userscript-new,
+# the shape of the Go engine's .BASE.userscript-RANDOM), then a rename.
+# (The target's folder is the firmware's, root's own: a staging file
+# left there by a killed apply is simply written over.)
 write_target() {
-	wt_tmp=${2%/*}/.userscript-new.$1
+	wt_tmp=${2%/*}/.${2##*/}.userscript-new
 	if ! stage_like "$3" "$2" "$wt_tmp"; then
 		rm -f "$wt_tmp"
 		return 1
