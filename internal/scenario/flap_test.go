@@ -146,3 +146,42 @@ func startGoDaemon(t *testing.T, w *World) {
 		cmd.Wait()
 	})
 }
+
+// A target rewritten in the very second the poller wrote it, to the same
+// size and in place, looks the same in the poller's listing (ls shows
+// whole seconds): the listing the next polls compare with must be taken
+// in a later second, or such a rewrite stays live for good (TestFlapGuard
+// failed so now and then). Each rewrite is made as soon as the poller
+// sleeps after its apply.
+func TestShRewriteInTheSameSecond(t *testing.T) {
+	eachBusyBox(t, func(t *testing.T, bb string) {
+		w := flapWorld(t, bb)
+		count := counting(t, w)
+		live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
+		sleeps := func() int {
+			return strings.Count(" "+strings.Join(execs(count), " ")+" ", " "+pollSleep+" ")
+		}
+		n := sleeps()
+		startPoller(t, w)
+		for i := 1; i <= 3; i++ {
+			waitFor(t, fmt.Sprintf("rewrite %d put back", i-1), func() bool {
+				b, _ := os.ReadFile(live)
+				return string(b) == flapMine
+			})
+			waitFor(t, "the poller asleep after the apply", func() bool { return sleeps() > n })
+			n = sleeps()
+			before, _ := os.Stat(live)
+			gui := fmt.Sprintf("[global]\n\tworkgroup = GUI%d\n", i)
+			if err := os.WriteFile(live, []byte(gui), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if after, _ := os.Stat(live); before != nil && after != nil && after.ModTime().Unix() == before.ModTime().Unix() {
+				t.Logf("rewrite %d in the second of the apply's write", i)
+			}
+		}
+		waitFor(t, "rewrite 3 put back", func() bool {
+			b, _ := os.ReadFile(live)
+			return string(b) == flapMine
+		})
+	})
+}

@@ -138,11 +138,15 @@ cmd_poll() {
 }
 
 # poll_settle takes the listing the next polls compare with, once an
-# apply has ended. A target rewritten while that apply ended (after it
-# was written, before this listing) would hide in it: an apply right after
-# the listing sees it (one look, nothing done when nothing changed); when
-# that apply had to do something, the next poll applies again.
+# apply has ended, in a later second than the apply's writes: ls shows
+# whole seconds, so a target rewritten in place to the same size in the
+# second we wrote it would look unchanged for good. A target rewritten
+# while that apply ended (after it was written, before this listing)
+# would hide in it: an apply right after the listing sees it (one look,
+# nothing done when nothing changed); when that apply had to do
+# something, the next poll applies again.
 poll_settle() {
+	sleep 1
 	listing
 	po_tgt=$LTGT
 	poll_apply || po_tgt=
