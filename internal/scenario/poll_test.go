@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +39,10 @@ func counting(t *testing.T, w *World) string {
 			// itself apart from a watchdog's (sleep 1).
 			name = "sleep:$1"
 		}
-		body := fmt.Sprintf("#!%s sh\necho %s >>%s\nexec %s %s \"$@\"\n", host, name, count, bb, e.Name())
+		// Each line: the process's start time (clock ticks since boot,
+		// /proc/PID/stat field 22) and its name; a wrapper may append its
+		// line after a later process did (a watchdog's sleep under load).
+		body := fmt.Sprintf("#!%s sh\nst() { set -- $1; shift 19; ST=$1; }\nread -r s </proc/$$/stat\nst \"${s##*) }\"\necho \"$ST %s\" >>%s\nexec %s %s \"$@\"\n", host, name, count, bb, e.Name())
 		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -45,9 +50,27 @@ func counting(t *testing.T, w *World) string {
 	return count
 }
 
+// execs lists the names counting recorded, in the order the processes
+// started.
 func execs(count string) []string {
 	data, _ := os.ReadFile(count)
-	return strings.Fields(string(data))
+	type run struct {
+		start int
+		name  string
+	}
+	var runs []run
+	for _, l := range strings.Split(string(data), "\n") {
+		start, name, ok := strings.Cut(l, " ")
+		if n, err := strconv.Atoi(start); ok && err == nil {
+			runs = append(runs, run{n, name})
+		}
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].start < runs[j].start })
+	names := make([]string, len(runs))
+	for i, r := range runs {
+		names[i] = r.name
+	}
+	return names
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
