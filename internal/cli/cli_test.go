@@ -45,10 +45,11 @@ func TestScripts(t *testing.T) {
 }
 
 // stub is a firmware rc.d script: it records its call and fails when
-// $ROOT/fail-NAME exists.
+// ROOT/fail-NAME exists.
 const stub = `#!/bin/sh
-echo "${0##*/} $*" >> "$USERSCRIPT_ROOT/restarts.log"
-if [ -e "$USERSCRIPT_ROOT/fail-${0##*/}" ]; then echo "${0##*/}: cannot start" >&2; exit 1; fi
+R=${0%/system/hddapp/etc/rc.d/*}
+echo "${0##*/} $*" >> "$R/restarts.log"
+if [ -e "$R/fail-${0##*/}" ]; then echo "${0##*/}: cannot start" >&2; exit 1; fi
 exit 0
 `
 

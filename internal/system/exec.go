@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -80,7 +81,7 @@ func (r *Real) Run(ctx context.Context, c Command) Exec {
 // ends.
 func (r *Real) start(ctx context.Context, c Command, prog string, out *os.File) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, c.Argv[1:]...)
-	cmd.Env = append(append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir), c.Env...)
+	cmd.Env = append(childEnviron(), c.Env...)
 	cmd.SysProcAttr = ownGroup()
 	cmd.Stdout, cmd.Stderr = out, out
 	if c.StderrOnly {
@@ -94,6 +95,14 @@ func (r *Real) start(ctx context.Context, c Command, prog string, out *os.File) 
 		cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	}
 	return cmd
+}
+
+// childEnviron is our environment without USERSCRIPT_ROOT: the root is
+// how this process sees the device, and no command on the device (the
+// firmware's rc.d scripts, the validators) knows of it.
+func childEnviron() []string {
+	env := os.Environ()
+	return slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "USERSCRIPT_ROOT=") })
 }
 
 // openOutput opens the output file for appending, emptied, never through
