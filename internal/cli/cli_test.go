@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 func TestMain(m *testing.M) {
@@ -90,7 +91,7 @@ func writeFile(name, content string, perm fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(name, []byte(content), perm)
+	return systest.WriteFile(name, []byte(content), perm)
 }
 
 // cmdTreehash writes one line per file under DIR (path, mode, content

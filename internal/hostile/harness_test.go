@@ -21,6 +21,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/scenario"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // runLimit bounds every engine run: a run that takes longer hangs.
@@ -123,7 +124,7 @@ func (w *world) write(path, data string, mode os.FileMode) {
 	w.t.Helper()
 	w.must(os.MkdirAll(filepath.Dir(path), 0o755))
 	os.Remove(path)
-	w.must(os.WriteFile(path, []byte(data), mode))
+	w.must(systest.WriteFile(path, []byte(data), mode))
 }
 
 func newWorld(t *testing.T, c *hcase, eng, bb string) *world {

@@ -17,6 +17,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/scenario"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // runs is how many kills each engine gets: USERSCRIPT_KILL_RUNS, or 60
@@ -105,7 +106,7 @@ func newDeviceWith(t *testing.T, sh bool, bb string) *device {
 func write(t *testing.T, p, s string) {
 	t.Helper()
 	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+	if err := systest.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/history"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // With Confirm, a restarted service must accept on its port: when it
@@ -53,7 +54,7 @@ func TestConfirmedRestart(t *testing.T) {
 	script := "#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\n" +
 		"[ -e \"$R/closed\" ] && exit 0\ntouch \"$R/died\"\n" +
 		"i=0; while [ ! -e \"$R/closed\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
-	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte(script), 0o755)
+	systest.WriteFile(filepath.Join(f.root, "bin/restart"), []byte(script), 0o755)
 	go func() {
 		for {
 			if _, err := os.Stat(filepath.Join(f.root, "died")); err == nil {

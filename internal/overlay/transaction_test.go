@@ -21,7 +21,7 @@ func (f *fixture) setRestart(t *testing.T, script string) {
 	t.Helper()
 	p := filepath.Join(f.root, "bin/restart")
 	tmp := p + ".new"
-	if err := os.WriteFile(tmp, []byte(script), 0o755); err != nil {
+	if err := systest.WriteFile(tmp, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, p); err != nil {

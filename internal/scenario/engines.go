@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // GoEngine runs a built userscript binary:
@@ -103,7 +105,7 @@ func CopyEngine(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(p)), data, 0o755); err != nil {
+		if err := systest.WriteFile(filepath.Join(dst, filepath.Base(p)), data, 0o755); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // counting makes every applet of w's PATH a wrapper that appends its name
@@ -38,7 +39,7 @@ func counting(t *testing.T, w *World) string {
 			name = "sleep:$1"
 		}
 		body := fmt.Sprintf("#!%s sh\necho %s >>%s\nexec %s %s \"$@\"\n", host, name, count, bb, e.Name())
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		if err := systest.WriteFile(p, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // A Scenario is one parsed testdata/scenarios file.
@@ -273,7 +274,7 @@ func (w *World) stubServices() error {
 			return err
 		}
 		body := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", filepath.Base(argv0), filepath.Join(w.Root, firmsim.RestartLog))
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		if err := systest.WriteFile(p, []byte(body), 0o755); err != nil {
 			return err
 		}
 	}
@@ -310,7 +311,7 @@ func (w *World) write(p string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(full, w.expand(data), mode)
+	return systest.WriteFile(full, w.expand(data), mode)
 }
 
 // expand puts the world's fake daemon port and process name for $PORT

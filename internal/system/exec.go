@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -50,15 +49,7 @@ func (r *Real) Run(ctx context.Context, c Command) Exec {
 	if c.Service && filepath.IsAbs(prog) {
 		prog = r.Root(prog)
 	}
-	for try := 0; ; try++ {
-		err = r.start(ctx, c, prog, out).Run()
-		// A script being written at this moment (the firmware's, or a
-		// test's) is "text file busy" for a moment.
-		if !errors.Is(err, syscall.ETXTBSY) || try == 10 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	err = r.start(ctx, c, prog, out).Run()
 	e.Duration = time.Since(start)
 	e.Output = readTail(out)
 	var exitErr *exec.ExitError
