@@ -138,10 +138,7 @@ func (n *NAS) SetROMExec(rel, body string) error {
 	return systest.WriteFile(p, []byte(body), 0o755)
 }
 
-func (n *NAS) logStub(name string) string {
-	return fmt.Sprintf("#!/bin/sh\n# firmsim stub: logs its call\necho \"%s $*\" >>%s\n",
-		name, shQuote(filepath.Join(n.Root, RestartLog)))
-}
+func (n *NAS) logStub(name string) string { return LogStub(n.Root, name) }
 
 // Restore copies the ROM over the live system files, as the firmware does
 // at every boot.

@@ -16,7 +16,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
-	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/systest"
 )
 
@@ -147,12 +146,11 @@ type Engine interface {
 	Rollback(w *World, gen string) (int, string, error)
 }
 
-// A World is one run of a scenario: a device root and an app dir.
+// A World is one run of a scenario: a device root and an app dir
+// (firmsim.Device).
 type World struct {
-	Dir, Root, App string
-	Bin, Shell     string // PATH with the allowed applets (+ validators), BusyBox sh
-	BusyBox        string // the BusyBox binary ("" is Debian's)
-	Profile        *profile.Profile
+	*firmsim.Device
+	BusyBox string // the BusyBox binary ("" is Debian's)
 	// Port and Proc are the port and the process name of the fake daemon
 	// the scenario's `service` line runs ($PORT and $PROC in its files).
 	Port    int
@@ -206,16 +204,13 @@ func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
 }
 
 func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
-	p, err := profile.Builtin(sc.Profile)
+	dev, err := firmsim.NewDevice(dir, firmsim.DeviceSpec{Profile: sc.Profile, BusyBox: bb, Validators: sc.Validators})
 	if err != nil {
 		return nil, err
 	}
 	w := &World{
+		Device:  dev,
 		BusyBox: bb,
-		Dir:     dir,
-		Root:    filepath.Join(dir, "root"),
-		App:     filepath.Join(dir, "app"),
-		Profile: p,
 		sc:      sc,
 		stamps:  map[string]os.FileInfo{},
 		pidFile: filepath.Join(dir, "daemon.pid"),
@@ -224,14 +219,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		return nil, err
 	}
 	w.Proc = fmt.Sprintf("fd%d", w.Port)
-	if bb == "" {
-		w.Bin, w.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), sc.Validators...)
-	} else {
-		w.Bin, w.Shell, err = firmsim.AppletsOf(bb, filepath.Join(dir, "bin"), sc.Validators...)
-	}
-	if err != nil {
-		return nil, err
-	}
 	if data, ok := sc.Files["userscript.toml"]; ok {
 		if err := os.MkdirAll(w.App, 0o755); err != nil {
 			return nil, err
@@ -239,14 +226,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		if err := os.WriteFile(filepath.Join(w.App, "userscript.toml"), w.expand(data), 0o644); err != nil {
 			return nil, err
 		}
-	}
-	for _, d := range []string{w.Root, filepath.Join(w.App, "conf.d")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.stubServices(); err != nil {
-		return nil, err
 	}
 	if err := w.restoreRoot(); err != nil {
 		return nil, err
@@ -259,26 +238,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		}
 	}
 	return w, nil
-}
-
-// stubServices makes every absolute restart command of the profile a
-// script under the root that logs "NAME ARGS" to ROOT/restarts.log.
-func (w *World) stubServices() error {
-	for _, s := range w.Profile.Services {
-		argv0 := s.Restart[0]
-		if !filepath.IsAbs(argv0) {
-			continue
-		}
-		p := filepath.Join(w.Root, argv0)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		body := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", filepath.Base(argv0), filepath.Join(w.Root, firmsim.RestartLog))
-		if err := systest.WriteFile(p, []byte(body), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // restoreRoot writes the archive's root/... files, as the ROM restore at boot.
@@ -601,15 +560,4 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n * mult, err
-}
-
-// Env is the environment both engines run with.
-func (w *World) Env() []string {
-	return []string{
-		"PATH=" + w.Bin,
-		"HOME=" + w.Dir,
-		"LC_ALL=C",
-		"USERSCRIPT_ROOT=" + w.Root,
-		"USERSCRIPT_APP=" + w.App,
-	}
 }
