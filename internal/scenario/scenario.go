@@ -379,21 +379,7 @@ func (w *World) exec(e Engine, ln Line) error {
 		}
 		return w.cmpStatus(a[1], a[2])
 	case "grep":
-		if err := need(2); err != nil {
-			return err
-		}
-		data, err := os.ReadFile(w.path(a[1]))
-		if err != nil && !ln.Neg {
-			return err
-		}
-		re, err := regexp.Compile("(?m)" + a[2])
-		if err != nil {
-			return err
-		}
-		if re.Match(data) == ln.Neg {
-			return fmt.Errorf("match is %v\n%s", !ln.Neg, data)
-		}
-		return nil
+		return w.grep(ln.Neg, a[1:])
 	case "exists":
 		_, err := os.Lstat(w.path(a[1]))
 		if (err == nil) == ln.Neg {
@@ -484,6 +470,38 @@ func (w *World) exec(e Engine, ln Line) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q", a[0])
+}
+
+// grep is testscript's grep: [-count=N] PATTERN PATH. PATH has a line
+// matching PATTERN (exactly N matches with -count), or, negated, none (a
+// missing PATH has none).
+func (w *World) grep(neg bool, args []string) error {
+	want := 0
+	if len(args) > 0 && strings.HasPrefix(args[0], "-count=") {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+		if err != nil || n < 1 || neg {
+			return fmt.Errorf("bad %s: want a number of at least 1, and no !", args[0])
+		}
+		want, args = n, args[1:]
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("usage: grep [-count=N] PATTERN PATH")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(w.path(args[1]))
+	if err != nil && !neg {
+		return err
+	}
+	switch n := len(re.FindAllIndex(data, -1)); {
+	case neg && n > 0, !neg && n == 0:
+		return fmt.Errorf("match is %v\n%s", !neg, data)
+	case want > 0 && n != want:
+		return fmt.Errorf("%d matches, want %d\n%s", n, want, data)
+	}
+	return nil
 }
 
 // statusText reads conf.d/NAME.status and checks that it is CRLF text.
