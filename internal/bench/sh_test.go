@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // The sh bench's arithmetic gives the right digits under every ash,
@@ -191,7 +193,7 @@ func TestShInterrupt(t *testing.T) {
 			}
 			dd := "#!/bin/sh\nfor a; do case $a in of=*userscript-bench*) : >\"${a#of=}\"; exec cat " + fifo + " ;; esac; done\nexec busybox dd \"$@\"\n"
 			os.Remove(filepath.Join(a.path, "dd"))
-			if err := os.WriteFile(filepath.Join(a.path, "dd"), []byte(dd), 0o755); err != nil {
+			if err := systest.WriteFile(filepath.Join(a.path, "dd"), []byte(dd), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			bb, _ := exec.LookPath("busybox")
@@ -293,7 +295,7 @@ func TestInitBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(app, "init"), data, 0o755); err != nil {
+	if err := systest.WriteFile(filepath.Join(app, "init"), data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(a.sh, filepath.Join(app, "init"), "bench", "--dir", "/mnt/ide1", "--size", "1M", "--runs", "1", "S1")

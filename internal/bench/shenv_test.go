@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
-	"github.com/nas-userscript/userscript/internal/scenario"
 )
 
 // benchApplets are the programs the sh bench may use beyond the engine's
@@ -84,7 +83,7 @@ func shApp(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := scenario.CopyEngine(filepath.Join("..", "..", "package", "lib"), lib); err != nil {
+	if err := firmsim.CopyEngine(filepath.Join("..", "..", "package", "lib"), lib); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(lib, "version"), []byte("sh-test\n"), 0o644); err != nil {

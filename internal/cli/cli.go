@@ -221,14 +221,14 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 	release := func() {}
 	if lock && !dry {
 		lctx, cancel := context.WithTimeout(ctx, e.wait)
-		l, err := state.Acquire(lctx, stateDir)
+		l, err := state.Acquire(lctx, sys, stateDir)
 		cancel()
 		if err != nil {
 			return nil, nil, err
 		}
 		release = func() { l.Release() }
 	}
-	e.log = e.logger(stateDir, dry, set)
+	e.log = e.logger(sys, stateDir, dry, set)
 	eng.Log = e.log
 	for _, n := range notes {
 		e.log.Warn("settings", "note", n)
@@ -266,10 +266,10 @@ func (e *env) settings(app string) (*settings.Settings, *profile.Profile, []stri
 	return set, prof, notes, err
 }
 
-func (e *env) logger(stateDir string, dry bool, set *settings.Settings) *slog.Logger {
+func (e *env) logger(sys system.System, stateDir string, dry bool, set *settings.Settings) *slog.Logger {
 	var hs []slog.Handler
 	if !dry {
-		lf := state.OpenLog(stateDir)
+		lf := state.OpenLog(sys, stateDir)
 		lf.Max, _ = set.LogBytes()
 		hs = append(hs, &state.LineHandler{W: lf})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 func TestMain(m *testing.M) {
@@ -45,10 +46,11 @@ func TestScripts(t *testing.T) {
 }
 
 // stub is a firmware rc.d script: it records its call and fails when
-// $ROOT/fail-NAME exists.
+// ROOT/fail-NAME exists.
 const stub = `#!/bin/sh
-echo "${0##*/} $*" >> "$USERSCRIPT_ROOT/restarts.log"
-if [ -e "$USERSCRIPT_ROOT/fail-${0##*/}" ]; then echo "${0##*/}: cannot start" >&2; exit 1; fi
+R=${0%/system/hddapp/etc/rc.d/*}
+echo "${0##*/} $*" >> "$R/restarts.log"
+if [ -e "$R/fail-${0##*/}" ]; then echo "${0##*/}: cannot start" >&2; exit 1; fi
 exit 0
 `
 
@@ -89,7 +91,7 @@ func writeFile(name, content string, perm fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(name, []byte(content), perm)
+	return systest.WriteFile(name, []byte(content), perm)
 }
 
 // cmdTreehash writes one line per file under DIR (path, mode, content

@@ -22,7 +22,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer release()
-	dl, err := state.LockDaemon(eng.StateDir())
+	dl, err := state.LockDaemon(eng.Sys, eng.StateDir())
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		Lock: func(ctx context.Context) (func(), error) {
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			l, err := state.Acquire(ctx, eng.StateDir())
+			l, err := state.Acquire(ctx, eng.Sys, eng.StateDir())
 			if err != nil {
 				return nil, err
 			}

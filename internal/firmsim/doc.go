@@ -11,6 +11,12 @@
 // ("S80samba.sh restart"); UseSmbd makes S80samba.sh run a real smbd on a
 // loopback port instead.
 //
+// NewDevice lays out the same device without ROM and boot (device.go): a
+// root with the files a suite asks for and logging stubs for the
+// profile's services, an app dir, the applets, and the sh engine
+// installed on request. The suites that run an engine directly
+// (scenario, hostile, killtest) ask for one; the boot tests for a NAS.
+//
 // Init scripts and the sh engine run under BusyBox with a PATH that holds
 // only the applets the sh engine may use (Applets).
 //

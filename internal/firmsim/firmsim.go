@@ -2,7 +2,6 @@ package firmsim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // Paths of the IB-NAS4220-B, relative to the root.
@@ -134,13 +135,10 @@ func (n *NAS) SetROMExec(rel, body string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(p, []byte(body), 0o755)
+	return systest.WriteFile(p, []byte(body), 0o755)
 }
 
-func (n *NAS) logStub(name string) string {
-	return fmt.Sprintf("#!/bin/sh\n# firmsim stub: logs its call\necho \"%s $*\" >>%s\n",
-		name, shQuote(filepath.Join(n.Root, RestartLog)))
-}
+func (n *NAS) logStub(name string) string { return LogStub(n.Root, name) }
 
 // Restore copies the ROM over the live system files, as the firmware does
 // at every boot.
@@ -163,7 +161,7 @@ func (n *NAS) Restore() error {
 			return err
 		}
 		os.Remove(dst)
-		return os.WriteFile(dst, body, info.Mode().Perm())
+		return systest.WriteFile(dst, body, info.Mode().Perm())
 	})
 }
 
@@ -261,31 +259,22 @@ func (n *NAS) Environ() []string {
 func (n *NAS) run(argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	for try := 0; ; try++ {
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Env = n.Environ()
-		cmd.Dir = n.Root
-		out, err := os.CreateTemp(n.Dir, "console-")
-		if err != nil {
-			return nil, err
-		}
-		os.Remove(out.Name())
-		cmd.Stdout, cmd.Stderr = out, out
-		// Like the firmware's boot, in a session of their own: smbd
-		// signals its whole process group when it stops.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		err = cmd.Run()
-		text, _ := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d", out.Fd()))
-		out.Close()
-		// A script just written by Restore may still be open for writing
-		// in a child another test forked at that moment (it closes at its
-		// exec): "text file busy" passes in a moment.
-		if errors.Is(err, syscall.ETXTBSY) && try < 50 {
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		return text, err
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = n.Environ()
+	cmd.Dir = n.Root
+	out, err := os.CreateTemp(n.Dir, "console-")
+	if err != nil {
+		return nil, err
 	}
+	os.Remove(out.Name())
+	cmd.Stdout, cmd.Stderr = out, out
+	// Like the firmware's boot, in a session of their own: smbd
+	// signals its whole process group when it stops.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Run()
+	text, _ := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d", out.Fd()))
+	out.Close()
+	return text, err
 }
 
 // Calls returns the lines of ROOT/restarts.log: every rc.d call since the

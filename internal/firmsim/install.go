@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // Install unpacks a package archive into the data disk's
@@ -51,19 +53,24 @@ func Unpack(tgz, dir string) error {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
-			w, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode).Perm())
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(w, tr)
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+			if err := systest.Unforked(func() error { return extract(p, tr, h) }); err != nil {
 				return err
 			}
 		default:
 			return fmt.Errorf("%s: entry %q is not a file or folder", tgz, h.Name)
 		}
 	}
+}
+
+// extract writes the tar entry h at p.
+func extract(p string, r io.Reader, h *tar.Header) error {
+	w, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode).Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, r)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // An SPK is a Synology package (.spk) as Package Center reads it: a
@@ -88,7 +90,7 @@ func (s *SPK) Extract(dir string) error {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(p, e.Data, os.FileMode(e.Header.Mode).Perm()); err != nil {
+			if err := systest.WriteFile(p, e.Data, os.FileMode(e.Header.Mode).Perm()); err != nil {
 				return err
 			}
 		default:

@@ -19,8 +19,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
-	"github.com/nas-userscript/userscript/internal/profile"
-	"github.com/nas-userscript/userscript/internal/scenario"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // runLimit bounds every engine run: a run that takes longer hangs.
@@ -64,7 +63,6 @@ const (
 	smbPath = "system/hddapp/etc/samba/smb.conf"
 	ftpPath = "system/hddapp/etc/proftpd.conf"
 	expPath = "etc/exports"
-	rcDir   = "system/hddapp/etc/rc.d"
 
 	romSmb = "[global]\n\tworkgroup = ROM\n"
 	romFtp = "ServerName \"ROM\"\n"
@@ -94,7 +92,7 @@ type world struct {
 	outside  string // a folder that is neither
 	tmp      string // TMPDIR of the engines (the Go engine stages there)
 	cwd      string // the engines' working folder (canaries land here)
-	sw       *scenario.World
+	dev      *firmsim.Device
 	secrets  []string // files holding secrets, by path
 	before   map[string]string
 	code     int
@@ -123,38 +121,28 @@ func (w *world) write(path, data string, mode os.FileMode) {
 	w.t.Helper()
 	w.must(os.MkdirAll(filepath.Dir(path), 0o755))
 	os.Remove(path)
-	w.must(os.WriteFile(path, []byte(data), mode))
+	w.must(systest.WriteFile(path, []byte(data), mode))
 }
 
 func newWorld(t *testing.T, c *hcase, eng, bb string) *world {
 	dir := t.TempDir()
-	w := &world{t: t, c: c, eng: eng, dir: dir,
-		root: filepath.Join(dir, "root"), app: filepath.Join(dir, "app"),
+	dev, err := firmsim.NewDevice(dir, firmsim.DeviceSpec{BusyBox: bb, Validators: c.validators,
+		Files: map[string]string{smbPath: romSmb, ftpPath: romFtp, expPath: romExp, "etc/important": important}})
+	if err != nil {
+		t.Fatalf("setup: %v", err)
+	}
+	w := &world{t: t, c: c, eng: eng, dir: dir, dev: dev, root: dev.Root, app: dev.App,
 		outside: filepath.Join(dir, "outside"), tmp: filepath.Join(dir, "tmp"), cwd: filepath.Join(dir, "cwd")}
-	for _, d := range []string{w.root, w.outside, w.tmp, w.cwd, filepath.Join(w.app, "conf.d")} {
+	for _, d := range []string{w.outside, w.tmp, w.cwd} {
 		w.must(os.MkdirAll(d, 0o755))
 	}
-	w.write(w.rootf(smbPath), romSmb, 0o644)
-	w.write(w.rootf(ftpPath), romFtp, 0o644)
-	w.write(w.rootf(expPath), romExp, 0o644)
 	w.write(w.rootf("etc/shadow"), shadow, 0o600)
-	w.write(w.rootf("etc/important"), important, 0o644)
 	w.secrets = []string{w.rootf("etc/shadow")}
-	for _, s := range []string{"S80samba.sh", "S85nfs.sh", "S91proftpd.sh"} {
-		body := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", s, filepath.Join(w.root, firmsim.RestartLog))
-		w.write(w.rootf(filepath.Join(rcDir, s)), body, 0o755)
-	}
 	w.write(filepath.Join(w.outside, "keep.txt"), "outside: nothing may change here\n", 0o644)
 	w.write(filepath.Join(w.outside, "smb.conf"), "[global]\n\tworkgroup = OUTSIDE\n", 0o644)
 	w.write(filepath.Join(w.outside, "proftpd.conf"), "ServerName \"OUTSIDE\"\n", 0o644)
-
-	p, err := profile.Builtin("nas4220b")
-	w.must(err)
-	w.sw = &scenario.World{Dir: dir, Root: w.root, App: w.app, Profile: p}
-	w.sw.Bin, w.sw.Shell, err = firmsim.AppletsOf(bb, filepath.Join(dir, "bin"), c.validators...)
-	w.must(err)
 	if eng == "sh" {
-		w.must(scenario.ShEngine{Lib: filepath.Join("..", "..", "package", "lib")}.Prepare(w.sw))
+		w.must(dev.InstallShEngine(filepath.Join("..", "..", "package", "lib"), "scenario"))
 	}
 	switch c.valid {
 	case "":
@@ -180,7 +168,7 @@ func (w *world) run(args ...string) int {
 	if w.eng == "go" {
 		argv = append([]string{goBin, "--root", w.root, "--app", w.app, "--profile", "nas4220b"}, args...)
 	} else {
-		argv = append([]string{w.sw.Shell, filepath.Join(w.app, "lib", "engine.sh")}, args...)
+		argv = append([]string{w.dev.Shell, filepath.Join(w.app, "lib", "engine.sh")}, args...)
 	}
 	limit := runLimit
 	if w.c.limit > 0 {
@@ -189,7 +177,7 @@ func (w *world) run(args ...string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(w.sw.Env(), "TMPDIR="+w.tmp)
+	cmd.Env = append(w.dev.Env(), "TMPDIR="+w.tmp)
 	cmd.Dir = w.cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var hung string
@@ -533,9 +521,9 @@ func (w *world) noStatusBut(want ...string) {
 func execDaemon(w *world, out *bytes.Buffer) *exec.Cmd {
 	cmd := exec.Command(goBin, "--root", w.root, "--app", w.app, "--profile", "nas4220b", "run", "--quiet", "100ms")
 	if w.eng == "sh" {
-		cmd = exec.Command(w.sw.Shell, filepath.Join(w.app, "lib", "engine.sh"), "poll")
+		cmd = exec.Command(w.dev.Shell, filepath.Join(w.app, "lib", "engine.sh"), "poll")
 	}
-	cmd.Env = append(w.sw.Env(), "TMPDIR="+w.tmp, "USERSCRIPT_POLL=1")
+	cmd.Env = append(w.dev.Env(), "TMPDIR="+w.tmp, "USERSCRIPT_POLL=1")
 	cmd.Dir = w.cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -68,7 +68,7 @@ func powerCutWhileProving(t *testing.T, sh bool) {
 	}
 	// Reboot: the ROM is restored and the services start as usual.
 	write(t, filepath.Join(d.root, smbConf), romSmb)
-	d.stub("#!/bin/sh\necho \"${0##*/} $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\nexit 0\n")
+	d.stub("#!/bin/sh\nR=${0%/system/hddapp/etc/rc.d/*}\necho \"${0##*/} $*\" >> \"$R/restarts.log\"\nexit 0\n")
 	d.run("apply")
 	g2 := d.generation(2)
 	if g2.Result != history.Rejected || !strings.Contains(g2.Note, "interrupted") {

@@ -1,7 +1,6 @@
 package killtest
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,8 +14,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
-	"github.com/nas-userscript/userscript/internal/profile"
-	"github.com/nas-userscript/userscript/internal/scenario"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // runs is how many kills each engine gets: USERSCRIPT_KILL_RUNS, or 60
@@ -65,38 +63,18 @@ func newDevice(t *testing.T, sh bool) *device { return newDeviceWith(t, sh, "") 
 // bb ("" is Debian's).
 func newDeviceWith(t *testing.T, sh bool, bb string) *device {
 	d := &device{t: t, dir: t.TempDir(), sh: sh}
-	d.root, d.app = filepath.Join(d.dir, "root"), filepath.Join(d.dir, "app")
-	write(t, filepath.Join(d.root, smbConf), romSmb)
-	write(t, filepath.Join(d.root, exports), romExp)
-	for _, s := range []string{"S80samba.sh", "S85nfs.sh", "S91proftpd.sh"} {
-		write(t, filepath.Join(d.root, "system/hddapp/etc/rc.d", s), "#!/bin/sh\nexit 0\n")
-		os.Chmod(filepath.Join(d.root, "system/hddapp/etc/rc.d", s), 0o755)
+	dev, err := firmsim.NewDevice(d.dir, firmsim.DeviceSpec{BusyBox: bb, Files: map[string]string{smbConf: romSmb, exports: romExp}})
+	if err != nil {
+		needtool.Missing(t, fmt.Sprintf("busybox: %v", err))
 	}
+	d.root, d.app = dev.Root, dev.App
 	write(t, filepath.Join(d.app, "userscript.toml"), "profile = \"nas4220b\"\n")
-	os.MkdirAll(filepath.Join(d.app, "conf.d"), 0o755)
 	path := os.Getenv("PATH")
 	if sh {
-		var bin, shell string
-		var err error
-		if bb == "" {
-			bin, shell, err = firmsim.Applets(filepath.Join(d.dir, "bin"))
-		} else {
-			bin, shell, err = firmsim.AppletsOf(bb, filepath.Join(d.dir, "bin"))
-		}
-		if err != nil {
-			needtool.Missing(t, fmt.Sprintf("busybox: %v", err))
-		}
-		path, d.shell = bin, shell
-		lib := filepath.Join(d.app, "lib")
-		os.MkdirAll(lib, 0o755)
-		if err := scenario.CopyEngine("../../package/lib", lib); err != nil {
+		path, d.shell = dev.Bin, dev.Shell
+		if err := dev.InstallShEngine("../../package/lib", "killtest"); err != nil {
 			t.Fatal(err)
 		}
-		p, _ := profile.Builtin("nas4220b")
-		var b bytes.Buffer
-		p.WriteShell(&b)
-		write(t, filepath.Join(lib, "profile"), b.String())
-		write(t, filepath.Join(lib, "version"), "killtest\n")
 	}
 	d.env = append(os.Environ(), "PATH="+path, "USERSCRIPT_ROOT="+d.root, "USERSCRIPT_APP="+d.app)
 	return d
@@ -105,7 +83,7 @@ func newDeviceWith(t *testing.T, sh bool, bb string) *device {
 func write(t *testing.T, p, s string) {
 	t.Helper()
 	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+	if err := systest.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 var userscript string // the binary under test, built once
@@ -110,7 +111,7 @@ func writeFile(t *testing.T, p, s string) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+	if err := systest.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/history"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // With Confirm, a restarted service must accept on its port: when it
@@ -50,10 +51,10 @@ func TestConfirmedRestart(t *testing.T) {
 	// restart script leaves a mark, and the listener closes on it.
 	// The script waits until the listener is closed, so the health
 	// probe after it can only find the port dead.
-	script := "#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\n" +
-		"[ -e \"$USERSCRIPT_ROOT/closed\" ] && exit 0\ntouch \"$USERSCRIPT_ROOT/died\"\n" +
-		"i=0; while [ ! -e \"$USERSCRIPT_ROOT/closed\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
-	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte(script), 0o755)
+	script := "#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\n" +
+		"[ -e \"$R/closed\" ] && exit 0\ntouch \"$R/died\"\n" +
+		"i=0; while [ ! -e \"$R/closed\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+	systest.WriteFile(filepath.Join(f.root, "bin/restart"), []byte(script), 0o755)
 	go func() {
 		for {
 			if _, err := os.Stat(filepath.Join(f.root, "died")); err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/source"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/systest"
 	"github.com/nas-userscript/userscript/internal/validate"
 )
 
@@ -74,7 +75,7 @@ func newFixture(t *testing.T) *fixture {
 	os.MkdirAll(filepath.Join(f.app, "conf.d"), 0o755)
 	os.MkdirAll(filepath.Join(f.root, "etc"), 0o755)
 	os.MkdirAll(filepath.Join(f.root, "bin"), 0o755)
-	os.WriteFile(filepath.Join(f.root, "bin/restart"), []byte("#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\n"), 0o755)
+	systest.WriteFile(filepath.Join(f.root, "bin/restart"), []byte("#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\n"), 0o755)
 	p := &profile.Profile{
 		Name: "test",
 		Targets: []profile.Target{

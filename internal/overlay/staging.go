@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // stagePrefix starts the name of every private scratch folder a
@@ -36,7 +34,7 @@ func (e *Engine) sweepStaging() {
 		}
 		pidText, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || system.Alive(pid) {
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || e.Sys.Alive(pid) {
 			continue
 		}
 		if err := e.Sys.RemoveAll(filepath.Join(tmp, ent.Name())); err == nil {

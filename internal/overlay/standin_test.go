@@ -58,18 +58,19 @@ func standin(addr, accepts string) {
 // listening on the address in ROOT/listen and exiting after as many
 // connections as ROOT/accepts says (0: never).
 const daemonScript = `#!/bin/sh
-echo "restart $*" >> "$USERSCRIPT_ROOT/restarts.log"
-[ -e "$USERSCRIPT_ROOT/nostop" ] && exit 0
-pidf=$USERSCRIPT_ROOT/daemon.pid
+R=${0%%/bin/restart}
+echo "restart $*" >> "$R/restarts.log"
+[ -e "$R/nostop" ] && exit 0
+pidf=$R/daemon.pid
 if [ -f "$pidf" ]; then
 	read -r p < "$pidf"
 	kill "$p" 2>/dev/null
 	while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
 fi
-read -r listen < "$USERSCRIPT_ROOT/listen"
+read -r listen < "$R/listen"
 accepts=0
-[ -f "$USERSCRIPT_ROOT/accepts" ] && read -r accepts < "$USERSCRIPT_ROOT/accepts"
-STANDIN_LISTEN=$listen STANDIN_ACCEPTS=$accepts "$USERSCRIPT_ROOT/sbin/%s" &
+[ -f "$R/accepts" ] && read -r accepts < "$R/accepts"
+STANDIN_LISTEN=$listen STANDIN_ACCEPTS=$accepts "$R/sbin/%s" &
 echo $! > "$pidf"
 exit 0
 `

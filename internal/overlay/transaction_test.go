@@ -21,7 +21,7 @@ func (f *fixture) setRestart(t *testing.T, script string) {
 	t.Helper()
 	p := filepath.Join(f.root, "bin/restart")
 	tmp := p + ".new"
-	if err := os.WriteFile(tmp, []byte(script), 0o755); err != nil {
+	if err := systest.WriteFile(tmp, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, p); err != nil {
@@ -64,8 +64,8 @@ func alive(pid int) bool {
 // counts as done.
 func TestRestartWithDaemonHoldingOutput(t *testing.T) {
 	f := newFixture(t)
-	f.setRestart(t, "#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\n"+
-		"echo starting the daemon\nsleep 300 &\necho $! > \"$USERSCRIPT_ROOT/daemon.pid\"\nexit 0\n")
+	f.setRestart(t, "#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\n"+
+		"echo starting the daemon\nsleep 300 &\necho $! > \"$R/daemon.pid\"\nexit 0\n")
 	f.put(t, "etc/c.conf", "rom\n")
 	f.source(t, "c.conf", "mine\n")
 	res, err := f.eng.Apply(context.Background())
@@ -92,8 +92,8 @@ func TestRestartTimeoutSparesDaemon(t *testing.T) {
 	svc := f.eng.Profile.Services["other"]
 	svc.Timeout = time.Second
 	f.eng.Profile.Services["other"] = svc
-	f.setRestart(t, "#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\n"+
-		"sleep 300 &\necho $! > \"$USERSCRIPT_ROOT/daemon.pid\"\nexec sleep 300\n")
+	f.setRestart(t, "#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\n"+
+		"sleep 300 &\necho $! > \"$R/daemon.pid\"\nexec sleep 300\n")
 	f.put(t, "etc/c.conf", "rom\n")
 	f.source(t, "c.conf", "mine\n")
 	res, err := f.eng.Apply(context.Background())
@@ -161,7 +161,7 @@ func TestBootRestoresCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The next source makes the service fail its restart: rejected.
-	f.setRestart(t, "#!/bin/sh\necho \"restart $*\" >> \"$USERSCRIPT_ROOT/restarts.log\"\ngrep -q bad \"$USERSCRIPT_ROOT/etc/c.conf\" && exit 1\nexit 0\n")
+	f.setRestart(t, "#!/bin/sh\nR=${0%/bin/restart}\necho \"restart $*\" >> \"$R/restarts.log\"\ngrep -q bad \"$R/etc/c.conf\" && exit 1\nexit 0\n")
 	f.source(t, "c.conf", "bad\n")
 	res, err := f.eng.Apply(ctx)
 	if err == nil || res.Generation == nil || res.Generation.Result != history.Rejected {

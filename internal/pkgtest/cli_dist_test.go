@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // TestDistCLI proves `make dist-cli sums`: the command line for the
@@ -65,7 +67,7 @@ func TestDistCLI(t *testing.T) {
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
 		if osArch == runtime.GOOS+"-"+runtime.GOARCH {
 			prog := filepath.Join(t.TempDir(), "userscript")
-			os.WriteFile(prog, files[top+"/"+exe], 0o755)
+			systest.WriteFile(prog, files[top+"/"+exe], 0o755)
 			out, err := exec.Command(prog, "version").Output()
 			if err != nil || strings.TrimSpace(string(out)) != "userscript "+v {
 				t.Errorf("%s version: %q, %v; want userscript %s", name, out, err, v)

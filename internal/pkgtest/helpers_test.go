@@ -13,6 +13,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 var (
@@ -132,7 +133,7 @@ func overlayEngine(t *testing.T, src, app string) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(src, f)
-		if err := os.WriteFile(filepath.Join(app, rel), b, 0o755); err != nil {
+		if err := systest.WriteFile(filepath.Join(app, rel), b, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +144,7 @@ func writeFile(t *testing.T, path, body string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+	if err := systest.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // eachBusyBox runs f for every BusyBox of the matrix (Debian's and the
@@ -192,7 +193,7 @@ func TestStartDiskTrouble(t *testing.T) {
 			rom, _ := n.Live(firmsim.SmbConf)
 			script := filepath.Join(t.TempDir(), "start")
 			body := "#!/bin/sh\n" + c.setup(t, app) + " || exit 9\nexec " + n.Shell + " " + filepath.Join(app, "init") + " start\n"
-			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+			if err := systest.WriteFile(script, []byte(body), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { stopAll(t, n, app) })

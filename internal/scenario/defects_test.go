@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // eachBusyBox runs f for every BusyBox of the matrix, in parallel; a
@@ -37,7 +38,7 @@ func TestShWarningLineAnyCase(t *testing.T) {
 		w := shWorldWith(t, bb)
 		host := hostBusyBox(t)
 		fake := fmt.Sprintf("#!%s sh\necho 'Unknown parameter encountered: \"lpq cache\"' >&2\nexit 0\n", host)
-		if err := os.WriteFile(filepath.Join(w.Bin, "testparm"), []byte(fake), 0o755); err != nil {
+		if err := systest.WriteFile(filepath.Join(w.Bin, "testparm"), []byte(fake), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		src := "[global]\n\tworkgroup = MINE\n\tLPQ Cache = 30\n"

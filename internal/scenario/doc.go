@@ -27,7 +27,9 @@
 //	status NAME WORD...          conf.d/NAME.status (CRLF) says status: WORD...
 //	cmpstatus NAME FILE          conf.d/NAME.status (CRLF), without its time:
 //	                             line, is exactly FILE (LF)
-//	[!] grep PATH REGEXP         PATH has (or has not) a line matching REGEXP
+//	[!] grep [-count=N] REGEXP PATH
+//	                             PATH has (or has not) a line matching REGEXP
+//	                             (exactly N matches); testscript's order
 //	[!] exists PATH              PATH exists (or not); links are not followed
 //	restarts ['LINE'...]         exactly these restart calls (any order) ran in
 //	                             the last apply; none when no LINE is given

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -42,23 +40,7 @@ func (s ShEngine) Name() string {
 	return "sh-" + s.Tag
 }
 
-func (s ShEngine) Prepare(w *World) error {
-	lib := filepath.Join(w.App, "lib")
-	if err := os.MkdirAll(lib, 0o755); err != nil {
-		return err
-	}
-	if err := CopyEngine(s.Lib, lib); err != nil {
-		return err
-	}
-	var prof bytes.Buffer
-	if err := w.Profile.WriteShell(&prof); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(lib, "profile"), prof.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(lib, "version"), []byte("scenario\n"), 0o644)
-}
+func (s ShEngine) Prepare(w *World) error { return w.InstallShEngine(s.Lib, "scenario") }
 
 func (ShEngine) Apply(w *World) (int, string, error) {
 	return run(w, w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "apply")
@@ -89,23 +71,4 @@ func run(w *World, argv ...string) (int, string, error) {
 		return -1, out.String(), err
 	}
 	return 0, out.String(), nil
-}
-
-// CopyEngine copies the sh engine (engine.sh and the parts it sources)
-// from the package's lib folder src into dst.
-func CopyEngine(src, dst string) error {
-	parts, err := filepath.Glob(filepath.Join(src, "*.sh"))
-	if err != nil || len(parts) == 0 {
-		return fmt.Errorf("%s: no sh engine here (%v)", src, err)
-	}
-	for _, p := range parts {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(p)), data, 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
 }

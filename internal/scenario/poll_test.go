@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // counting makes every applet of w's PATH a wrapper that appends its name
@@ -43,7 +44,7 @@ func counting(t *testing.T, w *World) string {
 		// /proc/PID/stat field 22) and its name; a wrapper may append its
 		// line after a later process did (a watchdog's sleep under load).
 		body := fmt.Sprintf("#!%s sh\nst() { set -- $1; shift 19; ST=$1; }\nread -r s </proc/$$/stat\nst \"${s##*) }\"\necho \"$ST %s\" >>%s\nexec %s %s \"$@\"\n", host, name, count, bb, e.Name())
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		if err := systest.WriteFile(p, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
-	"github.com/nas-userscript/userscript/internal/profile"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // A Scenario is one parsed testdata/scenarios file.
@@ -146,12 +146,11 @@ type Engine interface {
 	Rollback(w *World, gen string) (int, string, error)
 }
 
-// A World is one run of a scenario: a device root and an app dir.
+// A World is one run of a scenario: a device root and an app dir
+// (firmsim.Device).
 type World struct {
-	Dir, Root, App string
-	Bin, Shell     string // PATH with the allowed applets (+ validators), BusyBox sh
-	BusyBox        string // the BusyBox binary ("" is Debian's)
-	Profile        *profile.Profile
+	*firmsim.Device
+	BusyBox string // the BusyBox binary ("" is Debian's)
 	// Port and Proc are the port and the process name of the fake daemon
 	// the scenario's `service` line runs ($PORT and $PROC in its files).
 	Port    int
@@ -205,16 +204,13 @@ func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
 }
 
 func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
-	p, err := profile.Builtin(sc.Profile)
+	dev, err := firmsim.NewDevice(dir, firmsim.DeviceSpec{Profile: sc.Profile, BusyBox: bb, Validators: sc.Validators})
 	if err != nil {
 		return nil, err
 	}
 	w := &World{
+		Device:  dev,
 		BusyBox: bb,
-		Dir:     dir,
-		Root:    filepath.Join(dir, "root"),
-		App:     filepath.Join(dir, "app"),
-		Profile: p,
 		sc:      sc,
 		stamps:  map[string]os.FileInfo{},
 		pidFile: filepath.Join(dir, "daemon.pid"),
@@ -223,14 +219,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		return nil, err
 	}
 	w.Proc = fmt.Sprintf("fd%d", w.Port)
-	if bb == "" {
-		w.Bin, w.Shell, err = firmsim.Applets(filepath.Join(dir, "bin"), sc.Validators...)
-	} else {
-		w.Bin, w.Shell, err = firmsim.AppletsOf(bb, filepath.Join(dir, "bin"), sc.Validators...)
-	}
-	if err != nil {
-		return nil, err
-	}
 	if data, ok := sc.Files["userscript.toml"]; ok {
 		if err := os.MkdirAll(w.App, 0o755); err != nil {
 			return nil, err
@@ -238,14 +226,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		if err := os.WriteFile(filepath.Join(w.App, "userscript.toml"), w.expand(data), 0o644); err != nil {
 			return nil, err
 		}
-	}
-	for _, d := range []string{w.Root, filepath.Join(w.App, "conf.d")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.stubServices(); err != nil {
-		return nil, err
 	}
 	if err := w.restoreRoot(); err != nil {
 		return nil, err
@@ -258,26 +238,6 @@ func newWorld(dir string, sc *Scenario, bb string) (*World, error) {
 		}
 	}
 	return w, nil
-}
-
-// stubServices makes every absolute restart command of the profile a
-// script under the root that logs "NAME ARGS" to ROOT/restarts.log.
-func (w *World) stubServices() error {
-	for _, s := range w.Profile.Services {
-		argv0 := s.Restart[0]
-		if !filepath.IsAbs(argv0) {
-			continue
-		}
-		p := filepath.Join(w.Root, argv0)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		body := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", filepath.Base(argv0), filepath.Join(w.Root, firmsim.RestartLog))
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // restoreRoot writes the archive's root/... files, as the ROM restore at boot.
@@ -310,7 +270,7 @@ func (w *World) write(p string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(full, w.expand(data), mode)
+	return systest.WriteFile(full, w.expand(data), mode)
 }
 
 // expand puts the world's fake daemon port and process name for $PORT
@@ -419,21 +379,7 @@ func (w *World) exec(e Engine, ln Line) error {
 		}
 		return w.cmpStatus(a[1], a[2])
 	case "grep":
-		if err := need(2); err != nil {
-			return err
-		}
-		data, err := os.ReadFile(w.path(a[1]))
-		if err != nil && !ln.Neg {
-			return err
-		}
-		re, err := regexp.Compile("(?m)" + a[2])
-		if err != nil {
-			return err
-		}
-		if re.Match(data) == ln.Neg {
-			return fmt.Errorf("match is %v\n%s", !ln.Neg, data)
-		}
-		return nil
+		return w.grep(ln.Neg, a[1:])
 	case "exists":
 		_, err := os.Lstat(w.path(a[1]))
 		if (err == nil) == ln.Neg {
@@ -526,6 +472,38 @@ func (w *World) exec(e Engine, ln Line) error {
 	return fmt.Errorf("unknown command %q", a[0])
 }
 
+// grep is testscript's grep: [-count=N] PATTERN PATH. PATH has a line
+// matching PATTERN (exactly N matches with -count), or, negated, none (a
+// missing PATH has none).
+func (w *World) grep(neg bool, args []string) error {
+	want := 0
+	if len(args) > 0 && strings.HasPrefix(args[0], "-count=") {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+		if err != nil || n < 1 || neg {
+			return fmt.Errorf("bad %s: want a number of at least 1, and no !", args[0])
+		}
+		want, args = n, args[1:]
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("usage: grep [-count=N] PATTERN PATH")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(w.path(args[1]))
+	if err != nil && !neg {
+		return err
+	}
+	switch n := len(re.FindAllIndex(data, -1)); {
+	case neg && n > 0, !neg && n == 0:
+		return fmt.Errorf("match is %v\n%s", !neg, data)
+	case want > 0 && n != want:
+		return fmt.Errorf("%d matches, want %d\n%s", n, want, data)
+	}
+	return nil
+}
+
 // statusText reads conf.d/NAME.status and checks that it is CRLF text.
 func (w *World) statusText(name string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(w.App, "conf.d", name+".status"))
@@ -600,15 +578,4 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n * mult, err
-}
-
-// Env is the environment both engines run with.
-func (w *World) Env() []string {
-	return []string{
-		"PATH=" + w.Bin,
-		"HOME=" + w.Dir,
-		"LC_ALL=C",
-		"USERSCRIPT_ROOT=" + w.Root,
-		"USERSCRIPT_APP=" + w.App,
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // fakeService makes the restart script of service name run a real
@@ -56,7 +57,7 @@ exit 0
 `, filepath.Base(svc.Restart[0]), shq(filepath.Join(w.Root, firmsim.RestartLog)), shq(link), shq(w.pidFile),
 		strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile))
 	p := filepath.Join(w.Root, svc.Restart[0])
-	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+	if err := systest.WriteFile(p, []byte(script), 0o755); err != nil {
 		return err
 	}
 	proc := filepath.Join(w.Root, "proc")

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,8 +21,12 @@ import (
 
 // A Lock is state/lock.d, held by one apply at a time across both
 // engines: a directory made with mkdir holding the holder's pid. A lock
-// whose holder is gone is stale and is taken over.
-type Lock struct{ dir string }
+// whose holder is gone is stale and is taken over. Every access goes
+// through the System seam.
+type Lock struct {
+	sys system.System
+	dir string
+}
 
 // ErrLocked is returned when another apply holds the lock for too long.
 var ErrLocked = errors.New("another apply is running")
@@ -51,55 +57,55 @@ func turn(dir string) chan struct{} {
 const staleAfter = 5 * time.Second
 
 // Acquire takes the lock in stateDir, waiting until ctx ends.
-func Acquire(ctx context.Context, stateDir string) (*Lock, error) {
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+func Acquire(ctx context.Context, sys system.System, stateDir string) (*Lock, error) {
+	if err := sys.MkdirAll(stateDir, 0o755); err != nil {
 		return nil, lockError(stateDir, err)
 	}
-	dir := filepath.Join(stateDir, "lock.d")
-	mine := turn(dir)
+	l := &Lock{sys: sys, dir: filepath.Join(stateDir, "lock.d")}
+	mine := turn(l.dir)
 	select {
 	case mine <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: %w (in this process); try again when it has finished", dir, ErrLocked)
+		return nil, fmt.Errorf("%s: %w (in this process); try again when it has finished", l.dir, ErrLocked)
 	}
-	l, err := acquire(ctx, dir)
-	if err != nil {
+	if err := l.acquire(ctx); err != nil {
 		<-mine
+		return nil, err
 	}
-	return l, err
+	return l, nil
 }
 
-func acquire(ctx context.Context, dir string) (*Lock, error) {
-	removeHalfMade(dir)
+func (l *Lock) acquire(ctx context.Context) error {
+	l.removeHalfMade()
 	var empty time.Time // since when the lock has had no pid
 	for {
-		err := take(dir)
+		err := l.take()
 		if err == nil {
-			return &Lock{dir: dir}, nil
+			return nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, lockError(dir, err)
+			return lockError(l.dir, err)
 		}
-		holder, alive, known := holderOf(dir)
+		holder, alive, known := l.holderOf(l.dir)
 		switch {
 		case known && !alive:
 			// Stale: the holder died. Take it over; if another process
 			// was faster, the next take tells.
-			takeOver(dir, holder)
+			l.takeOver(holder)
 			continue
 		case !known && empty.IsZero():
 			empty = time.Now()
 		case !known && time.Since(empty) > staleAfter:
 			// The sh engine makes the dir, then writes its pid: killed
 			// in between, it leaves a lock without a pid for good.
-			takeOver(dir, 0)
+			l.takeOver(0)
 			continue
 		case known:
 			empty = time.Time{}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: %w (pid %d); try again when it has finished", dir, ErrLocked, holder)
+			return fmt.Errorf("%s: %w (pid %d); try again when it has finished", l.dir, ErrLocked, holder)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -109,18 +115,18 @@ func acquire(ctx context.Context, dir string) (*Lock, error) {
 // moved aside first and only removed when it still is that lock: another
 // apply may have taken the stale lock over and made its own meanwhile,
 // which is put back.
-func takeOver(dir string, pid int) {
-	aside := fmt.Sprintf("%s.stale-%d", dir, os.Getpid())
-	os.RemoveAll(aside)
-	if os.Rename(dir, aside) != nil {
+func (l *Lock) takeOver(pid int) {
+	aside := fmt.Sprintf("%s.stale-%d", l.dir, os.Getpid())
+	l.sys.RemoveAll(aside)
+	if l.sys.Rename(l.dir, aside) != nil {
 		return
 	}
-	if now, _, _ := holderOf(aside); now != pid {
-		if os.Rename(aside, dir) == nil {
+	if now, _, _ := l.holderOf(aside); now != pid {
+		if l.sys.Rename(aside, l.dir) == nil {
 			return
 		}
 	}
-	os.RemoveAll(aside)
+	l.sys.RemoveAll(aside)
 }
 
 // lockError names a lock that cannot be made for a reason of the disk:
@@ -138,37 +144,41 @@ func lockError(dir string, err error) error {
 // removeHalfMade removes the aside folders of engines killed while taking
 // the lock: those whose pid is gone, or that have had none for a while.
 // One being made right now has no pid yet and is young: it stays.
-func removeHalfMade(dir string) {
-	old, _ := filepath.Glob(dir + ".new-*")
-	aside, _ := filepath.Glob(dir + ".stale-*")
-	for _, o := range append(old, aside...) {
-		_, alive, known := holderOf(o)
-		fi, err := os.Lstat(o)
+func (l *Lock) removeHalfMade() {
+	ents, _ := l.sys.ReadDir(filepath.Dir(l.dir))
+	base := filepath.Base(l.dir)
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), base+".new-") && !strings.HasPrefix(e.Name(), base+".stale-") {
+			continue
+		}
+		o := filepath.Join(filepath.Dir(l.dir), e.Name())
+		_, alive, known := l.holderOf(o)
+		fi, err := l.sys.Lstat(o)
 		if err != nil || known && alive || !known && time.Since(fi.ModTime()) < staleAfter {
 			continue
 		}
-		os.RemoveAll(o)
+		l.sys.RemoveAll(o)
 	}
 }
 
 // take makes the lock dir with our pid already in it: the dir is made
 // aside and renamed into place, so a lock of ours never lacks its pid.
-func take(dir string) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "lock.d.new-")
+func (l *Lock) take() error {
+	tmp, err := l.aside()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	defer l.sys.RemoveAll(tmp)
+	if err := l.sys.WriteFile(filepath.Join(tmp, "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(dir); err == nil {
+	if _, err := l.sys.Lstat(l.dir); err == nil {
 		return fs.ErrExist
 	}
 	// rename(2) onto an existing empty dir would replace it, so the Lstat
 	// above keeps a lock the sh engine is making; a non-empty one makes
 	// the rename fail with ENOTEMPTY or EEXIST.
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := l.sys.Rename(tmp, l.dir); err != nil {
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 			return fs.ErrExist
 		}
@@ -177,10 +187,25 @@ func take(dir string) error {
 	return nil
 }
 
+// asides numbers the folders a lock is made in, in this process.
+var asides atomic.Int64
+
+// aside makes a new folder lock.d.new-PID-N beside the lock, where the
+// lock is made before it is renamed into place.
+func (l *Lock) aside() (string, error) {
+	for {
+		tmp := fmt.Sprintf("%s.new-%d-%d", l.dir, os.Getpid(), asides.Add(1))
+		err := l.sys.Mkdir(tmp, 0o755)
+		if !errors.Is(err, fs.ErrExist) {
+			return tmp, err
+		}
+	}
+}
+
 // holderOf reads the pid in a lock dir. known is false when there is no
 // pid (yet); alive tells whether that pid is one of the engines.
-func holderOf(dir string) (pid int, alive, known bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "pid"))
+func (l *Lock) holderOf(dir string) (pid int, alive, known bool) {
+	data, err := l.sys.ReadFile(filepath.Join(dir, "pid"))
 	if err != nil || len(data) == 0 {
 		return 0, false, false // none yet, or being written
 	}
@@ -192,12 +217,13 @@ func holderOf(dir string) (pid int, alive, known bool) {
 		// We have the turn (see turns): not ours, so left from before.
 		return pid, false, true
 	}
-	if !system.Alive(pid) {
+	if !l.sys.Alive(pid) {
 		return pid, false, true
 	}
 	// After a reboot the pid may belong to some other program now: only
-	// one of the engines counts as a holder.
-	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	// one of the engines counts as a holder. The processes are this
+	// machine's: its own /proc, not the device root's.
+	cmd, err := l.sys.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		return pid, true, true // no /proc to tell: trust the pid
 	}
@@ -206,7 +232,7 @@ func holderOf(dir string) (pid int, alive, known bool) {
 
 // Release gives the lock back.
 func (l *Lock) Release() error {
-	err := os.RemoveAll(l.dir)
+	err := l.sys.RemoveAll(l.dir)
 	<-turn(l.dir)
 	return err
 }
@@ -215,26 +241,27 @@ func (l *Lock) Release() error {
 // state/daemon.lock (released by the kernel when the daemon dies) and its
 // pid in state/daemon.pid for `init stop` and `init status`.
 type DaemonLock struct {
-	f   *os.File
+	sys system.System
+	f   io.Closer
 	pid string
 }
 
 // LockDaemon takes the daemon lock of stateDir, or says who holds it.
-func LockDaemon(stateDir string) (*DaemonLock, error) {
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+func LockDaemon(sys system.System, stateDir string) (*DaemonLock, error) {
+	if err := sys.MkdirAll(stateDir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(stateDir, "daemon.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	pidFile := filepath.Join(stateDir, "daemon.pid")
+	f, err := sys.LockFile(filepath.Join(stateDir, "daemon.lock"))
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		pid, _ := sys.ReadFile(pidFile)
+		return nil, fmt.Errorf("a userscript daemon is already running for this app dir (pid %s)", strings.TrimSpace(string(pid)))
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := system.TryLock(f); err != nil {
-		f.Close()
-		pid, _ := os.ReadFile(filepath.Join(stateDir, "daemon.pid"))
-		return nil, fmt.Errorf("a userscript daemon is already running for this app dir (pid %s)", strings.TrimSpace(string(pid)))
-	}
-	l := &DaemonLock{f: f, pid: filepath.Join(stateDir, "daemon.pid")}
-	if err := os.WriteFile(l.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	l := &DaemonLock{sys: sys, f: f, pid: pidFile}
+	if err := sys.WriteFile(l.pid, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		l.Release()
 		return nil, err
 	}
@@ -243,6 +270,6 @@ func LockDaemon(stateDir string) (*DaemonLock, error) {
 
 // Release ends the lock and removes the pid file.
 func (l *DaemonLock) Release() {
-	os.Remove(l.pid)
+	l.sys.Remove(l.pid)
 	l.f.Close()
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // A lock being made by another apply (its aside folder made, its pid not
@@ -19,7 +21,7 @@ func TestAcquireLeavesLockBeingMade(t *testing.T) {
 	if err := os.Mkdir(making, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Acquire(context.Background(), dir)
+	l, err := Acquire(context.Background(), system.NewReal(""), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestAcquireLeavesPidBeingWritten(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(making, "pid"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Acquire(context.Background(), dir)
+	l, err := Acquire(context.Background(), system.NewReal(""), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestAcquireOwnPidIsStale(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "lock.d/pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	l, err := Acquire(ctx, dir)
+	l, err := Acquire(ctx, system.NewReal(""), dir)
 	if err != nil {
 		t.Fatalf("a lock with our own pid that we do not hold: %v", err)
 	}
@@ -78,7 +80,7 @@ func TestAcquireTogether(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := Acquire(context.Background(), dir)
+			l, err := Acquire(context.Background(), system.NewReal(""), dir)
 			if err != nil {
 				errs <- err
 				return

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,9 +19,11 @@ import (
 const MaxLog = 256 << 10
 
 // LogFile is state/log: appended to, rotated once it passes MaxLog, so it
-// never holds more than about twice that on the data disk.
+// never holds more than about twice that on the data disk. It reaches
+// the disk through the System seam.
 type LogFile struct {
 	mu   sync.Mutex
+	sys  system.System
 	path string
 	// Max is the size at which it is rotated (0: MaxLog); userscript.toml's
 	// log_size.
@@ -31,8 +32,8 @@ type LogFile struct {
 
 // OpenLog returns the log in stateDir. Nothing is created until the first
 // line is written.
-func OpenLog(stateDir string) *LogFile {
-	return &LogFile{path: filepath.Join(stateDir, "log")}
+func OpenLog(sys system.System, stateDir string) *LogFile {
+	return &LogFile{sys: sys, path: filepath.Join(stateDir, "log")}
 }
 
 func (l *LogFile) Write(p []byte) (int, error) {
@@ -42,30 +43,22 @@ func (l *LogFile) Write(p []byte) (int, error) {
 	if max <= 0 {
 		max = MaxLog
 	}
-	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(p)) > max {
-		os.Rename(l.path, l.path+".1")
+	if fi, err := l.sys.Lstat(l.path); err == nil && fi.Size()+int64(len(p)) > max {
+		l.sys.Rename(l.path, l.path+".1")
 	}
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+	if err := l.sys.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|system.NoFollow, 0o644)
+	err := l.sys.Append(l.path, p, 0o644)
 	if errors.Is(err, syscall.ELOOP) {
 		// A link planted over the share: never append through it.
-		os.Remove(l.path)
-		f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL|system.NoFollow, 0o644)
+		l.sys.Remove(l.path)
+		err = l.sys.Append(l.path, p, 0o644)
 	}
 	if err != nil {
 		return 0, err
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return 0, fmt.Errorf("%s: not a regular file", l.path)
-	}
-	n, err := f.Write(p)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
+	return len(p), nil
 }
 
 // LineHandler writes slog records as the log lines of docs/FORMATS.md:

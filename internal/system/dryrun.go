@@ -3,6 +3,7 @@ package system
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -78,4 +79,32 @@ func (d *DryRun) Run(ctx context.Context, c Command) Exec {
 	}
 	d.Actions = append(d.Actions, "run "+strings.Join(c.Argv, " "))
 	return Exec{Argv: c.Argv, ExitCode: 0}
+}
+
+func (d *DryRun) Mkdir(name string, perm fs.FileMode) error {
+	if d.inScratch(name) {
+		return d.System.Mkdir(name, perm)
+	}
+	return nil
+}
+
+func (d *DryRun) Rename(oldname, newname string) error {
+	if d.inScratch(oldname) && d.inScratch(newname) {
+		return d.System.Rename(oldname, newname)
+	}
+	d.Actions = append(d.Actions, fmt.Sprintf("rename %s to %s", oldname, newname))
+	return nil
+}
+
+func (d *DryRun) Append(name string, data []byte, perm fs.FileMode) error {
+	if d.inScratch(name) {
+		return d.System.Append(name, data, perm)
+	}
+	d.Actions = append(d.Actions, fmt.Sprintf("append to %s (%d bytes)", name, len(data)))
+	return nil
+}
+
+// LockFile takes no lock: a dry run changes nothing that needs one.
+func (d *DryRun) LockFile(name string) (io.Closer, error) {
+	return io.NopCloser(nil), nil
 }

@@ -8,8 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -49,15 +49,7 @@ func (r *Real) Run(ctx context.Context, c Command) Exec {
 	if c.Service && filepath.IsAbs(prog) {
 		prog = r.Root(prog)
 	}
-	for try := 0; ; try++ {
-		err = r.start(ctx, c, prog, out).Run()
-		// A script being written at this moment (the firmware's, or a
-		// test's) is "text file busy" for a moment.
-		if !errors.Is(err, syscall.ETXTBSY) || try == 10 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	err = r.start(ctx, c, prog, out).Run()
 	e.Duration = time.Since(start)
 	e.Output = readTail(out)
 	var exitErr *exec.ExitError
@@ -80,7 +72,7 @@ func (r *Real) Run(ctx context.Context, c Command) Exec {
 // ends.
 func (r *Real) start(ctx context.Context, c Command, prog string, out *os.File) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, c.Argv[1:]...)
-	cmd.Env = append(append(os.Environ(), "USERSCRIPT_ROOT="+r.RootDir), c.Env...)
+	cmd.Env = append(childEnviron(), c.Env...)
 	cmd.SysProcAttr = ownGroup()
 	cmd.Stdout, cmd.Stderr = out, out
 	if c.StderrOnly {
@@ -94,6 +86,14 @@ func (r *Real) start(ctx context.Context, c Command, prog string, out *os.File) 
 		cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	}
 	return cmd
+}
+
+// childEnviron is our environment without USERSCRIPT_ROOT: the root is
+// how this process sees the device, and no command on the device (the
+// firmware's rc.d scripts, the validators) knows of it.
+func childEnviron() []string {
+	env := os.Environ()
+	return slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "USERSCRIPT_ROOT=") })
 }
 
 // openOutput opens the output file for appending, emptied, never through

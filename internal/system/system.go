@@ -3,6 +3,7 @@ package system
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"time"
@@ -33,6 +34,16 @@ type System interface {
 	// it: the only way to set a kernel value in /proc/sys or /sys.
 	WriteInPlace(name string, data []byte) error
 	MkdirAll(name string, perm fs.FileMode) error
+	// Mkdir makes one folder and fails when name exists (fs.ErrExist).
+	Mkdir(name string, perm fs.FileMode) error
+	// Rename is rename(2): within one file system, atomic.
+	Rename(oldname, newname string) error
+	// Append adds data at the end of name, made with perm when missing;
+	// only ever to a regular file, never through a symlink.
+	Append(name string, data []byte, perm fs.FileMode) error
+	// LockFile takes an exclusive lock on name (made when missing)
+	// without waiting; Close, or the end of this process, releases it.
+	LockFile(name string) (io.Closer, error)
 	Remove(name string) error
 	// RemoveAll removes name and everything under it, without
 	// following links.
@@ -50,6 +61,9 @@ type System interface {
 	// Free is the space on the file system holding name that an
 	// unprivileged user (the owner, over SMB) can still use, in bytes.
 	Free(name string) (int64, error)
+	// Alive reports whether a process with pid exists on this machine
+	// (it may be another user's).
+	Alive(pid int) bool
 	Now() time.Time
 }
 

@@ -55,13 +55,13 @@ func Links(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-// Alive reports whether a process with pid exists (it may be another
+// alive reports whether a process with pid exists (it may be another
 // user's).
-func Alive(pid int) bool {
+func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// TryLock takes an exclusive lock on f without waiting (flock: the
+// tryLock takes an exclusive lock on f without waiting (flock: the
 // kernel releases it when the process dies).
-func TryLock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }
+func tryLock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }

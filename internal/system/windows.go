@@ -31,8 +31,8 @@ const NoFollow = 0
 // Links is 0: unknown on Windows.
 func Links(fs.FileInfo) uint64 { return 0 }
 
-// Alive reports whether a process with pid exists.
-func Alive(pid int) bool {
+// alive reports whether a process with pid exists.
+func alive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return false
@@ -41,5 +41,5 @@ func Alive(pid int) bool {
 	return true
 }
 
-// TryLock is not needed where no daemon runs: it always succeeds.
-func TryLock(*os.File) error { return nil }
+// tryLock is not needed where no daemon runs: it always succeeds.
+func tryLock(*os.File) error { return nil }

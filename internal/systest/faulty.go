@@ -19,7 +19,7 @@ const (
 // A Step is one way one change the engine makes can fail.
 type Step struct {
 	N    int    // counted from 1 over all changes
-	Op   string // "write", "remove", "inplace", "mkdirtemp"
+	Op   string // "write", "remove", "inplace", "mkdirtemp", "mkdir", "rename", "append"
 	Name string // the path
 	How  string // Before, After or Torn
 }
@@ -84,4 +84,25 @@ func (f *Faulty) MkdirTemp(pattern string) (string, error) {
 		return "", err
 	}
 	return f.System.MkdirTemp(pattern)
+}
+
+func (f *Faulty) Mkdir(name string, perm fs.FileMode) error {
+	if err := f.ask("mkdir", name, Before); err != nil {
+		return err
+	}
+	return f.System.Mkdir(name, perm)
+}
+
+func (f *Faulty) Rename(oldname, newname string) error {
+	if err := f.ask("rename", newname, Before); err != nil {
+		return err
+	}
+	return f.System.Rename(oldname, newname)
+}
+
+func (f *Faulty) Append(name string, data []byte, perm fs.FileMode) error {
+	if err := f.ask("append", name, Before); err != nil {
+		return err
+	}
+	return f.System.Append(name, data, perm)
 }

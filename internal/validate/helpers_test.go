@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 // needTool skips a test when a validator is not installed, except in CI
@@ -114,7 +115,7 @@ func TestUnreadableCandidate(t *testing.T) {
 // would hang the service too, so it is never applied unchecked.
 func TestTimeout(t *testing.T) {
 	hang := filepath.Join(t.TempDir(), "hang")
-	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+	if err := systest.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	opt := Options{Timeout: 300 * time.Millisecond, LookPath: func(string) (string, error) { return hang, nil }}

@@ -18,6 +18,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/overlay"
 	"github.com/nas-userscript/userscript/internal/profile"
 	"github.com/nas-userscript/userscript/internal/system"
+	"github.com/nas-userscript/userscript/internal/systest"
 	"github.com/nas-userscript/userscript/internal/validate"
 )
 
@@ -43,7 +44,7 @@ func newNAS(t *testing.T) *nas {
 	os.MkdirAll(filepath.Join(n.root, "etc"), 0o755)
 	os.MkdirAll(filepath.Join(n.root, "bin"), 0o755)
 	os.WriteFile(filepath.Join(n.root, "etc/a.conf"), []byte("rom\n"), 0o644)
-	os.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\necho restart >> \"$USERSCRIPT_ROOT/restarts.log\"\n"), 0o755)
+	systest.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\nR=${0%/bin/restart}\necho restart >> \"$R/restarts.log\"\n"), 0o755)
 	p := &profile.Profile{
 		Name:     "test",
 		Targets:  []profile.Target{{Name: "a.conf", Path: "/etc/a.conf", Validator: "fake", Service: "svc"}},
@@ -342,7 +343,7 @@ func TestPendingUndoneAtStart(t *testing.T) {
 // the max wait, not by the number of edits.
 func TestStormDuringSlowRestart(t *testing.T) {
 	n := newNAS(t)
-	os.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\nsleep 1\necho restart >> \"$USERSCRIPT_ROOT/restarts.log\"\n"), 0o755)
+	systest.WriteFile(filepath.Join(n.root, "bin/restart"), []byte("#!/bin/sh\nR=${0%/bin/restart}\nsleep 1\necho restart >> \"$R/restarts.log\"\n"), 0o755)
 	n.start(Quiet{Min: 100 * time.Millisecond, Max: time.Second})
 	start := time.Now()
 	for i := 0; i < 300; i++ {

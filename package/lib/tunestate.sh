@@ -127,11 +127,33 @@ kernel_path() {
 	esac
 }
 
-# json_esc TEXT sets JE to TEXT escaped as Go's encoding/json does (for the
-# characters a kernel value holds).
+# json_chars sets JC to the control bytes Go's encoding/json writes as
+# \u00XX (all below 0x20 but TAB, LF and CR, which have their own
+# escapes), JCH to their hex digits, pair by pair, and L1 L2 LS PS to the
+# bytes of U+2028 and U+2029 (E2 80 A8, E2 80 A9), which it escapes too;
+# one process (tr), only when a value holds an unusual byte.
+json_chars() {
+	case ${JCH:-} in ?*) return 0 ;; esac
+	jc_s=$(tr a-zA-F '\001\002\003\004\005\006\007\010\013\014\016\017\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037\342\200\250\251' <<JSONCHARS
+abcdefghijklmnopqrstuvwxyzABCDEF
+JSONCHARS
+)
+	JC=${jc_s%????}
+	jc_s=${jc_s#"$JC"}
+	L1=${jc_s%???}
+	jc_s=${jc_s#?}
+	L2=${jc_s%??}
+	jc_s=${jc_s#?}
+	LS=${jc_s%?}
+	PS=${jc_s#?}
+	JCH=01020304050607080b0c0e0f101112131415161718191a1b1c1d1e1f
+}
+
+# json_esc TEXT sets JE to TEXT escaped as Go's encoding/json does.
 json_esc() {
 	case $1 in
 	*[\\\"\<\>\&"$TAB$CR$NL"]*) ;;
+	*[!\ -~]*) json_chars ;; # a byte that is not printable ASCII
 	*)
 		JE=$1
 		return 0
@@ -151,9 +173,34 @@ json_esc() {
 		"$TAB") JE="$JE\\t" ;;
 		"$CR") JE="$JE\\r" ;;
 		"$NL") JE="$JE\\n" ;;
-		*) JE="$JE$je_c" ;;
+		*) json_esc_other ;;
 		esac
 	done
+}
+
+# json_esc_other adds je_c (and the rest of U+2028 or U+2029 from je_r)
+# to JE: a control byte as \u00XX. A shell that reads UTF-8 has all of
+# U+2028 in je_c, and the first pattern still holds.
+json_esc_other() {
+	json_chars
+	case $je_c$je_r in
+	"$L1$L2$LS"*) je_c=\\u2028 je_r=${je_r#"$L2$LS"} ;;
+	"$L1$L2$PS"*) je_c=\\u2029 je_r=${je_r#"$L2$PS"} ;;
+	*)
+		case $JC in
+		*"$je_c"*)
+			jo_p=${JC%%"$je_c"*}
+			jo_h=$JCH
+			while [ -n "$jo_p" ]; do
+				jo_p=${jo_p#?}
+				jo_h=${jo_h#??}
+			done
+			je_c=\\u00${jo_h%"${jo_h#??}"}
+			;;
+		esac
+		;;
+	esac
+	JE=$JE$je_c
 }
 
 # json_unesc TEXT sets JU to the JSON string TEXT unescaped.
@@ -185,6 +232,15 @@ json_unesc() {
 			003c* | 003C*) JU="$JU<" ;;
 			003e* | 003E*) JU="$JU>" ;;
 			0026*) JU="$JU&" ;;
+			00[01]?*) json_unesc_ctl ;;
+			2028*)
+				json_chars
+				JU="$JU$L1$L2$LS"
+				;;
+			2029*)
+				json_chars
+				JU="$JU$L1$L2$PS"
+				;;
 			*) JU="$JU\\u${ju_r%"${ju_r#????}"}" ;;
 			esac
 			ju_r=${ju_r#????}
@@ -192,4 +248,25 @@ json_unesc() {
 		*) JU="$JU$ju_c" ;;
 		esac
 	done
+}
+
+# json_unesc_ctl adds the control byte of the \u00XX that ju_r starts
+# with (without the \u) to JU; one it does not know stays as written.
+json_unesc_ctl() {
+	json_chars
+	juc_x=${ju_r#00}
+	juc_x=${juc_x%"${juc_x#??}"}
+	juc_h=$JCH
+	juc_c=$JC
+	while [ -n "$juc_h" ]; do
+		case $juc_h in
+		"$juc_x"*)
+			JU=$JU${juc_c%"${juc_c#?}"}
+			return 0
+			;;
+		esac
+		juc_h=${juc_h#??}
+		juc_c=${juc_c#?}
+	done
+	JU="$JU\\u${ju_r%"${ju_r#????}"}"
 }
