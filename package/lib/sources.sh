@@ -200,11 +200,32 @@ take_source() {
 	fi
 	# shellcheck disable=SC2094 # both only read it
 	if ! tr -d '\000' <"$2.raw" | cmp -s - "$2.raw"; then
-		REASON="conf.d/$1: holds NUL bytes; it is not a text file"
-		TODO="save conf.d/$1 as plain text"
+		nul_reason "$1" "$2.raw"
 		return 1
 	fi
 	normalise "$2.raw" "$2"
+}
+
+# nul_reason NAME RAW sets REASON and TODO for a source holding NUL bytes:
+# Notepad's "Unicode" (UTF-16 with a byte order mark, FF FE or FE FF),
+# which the sh engine cannot convert, or no text at all. The marks are
+# mapped to printable bytes a `case` can test.
+nul_reason() {
+	nr_first=
+	tr '\000\376\377' '_<>' <"$2" >"$2.mark" 2>/dev/null
+	{ IFS= read -r nr_first <"$2.mark"; } 2>/dev/null
+	rm -f "$2.mark"
+	case $nr_first in
+	'><'*) nr_enc="UTF-16 LE" ;;
+	'<>'*) nr_enc="UTF-16 BE" ;;
+	*)
+		REASON="conf.d/$1: holds NUL bytes; it is not a text file (saved as Unicode without a mark? in Notepad use Save As → Encoding: UTF-8)"
+		TODO="save conf.d/$1 as plain text (UTF-8) and save it again"
+		return 0
+		;;
+	esac
+	REASON="conf.d/$1: saved as Unicode ($nr_enc): in Notepad use Save As → Encoding: UTF-8"
+	TODO="open conf.d/$1 in Notepad, use Save As with Encoding: UTF-8 and save it over the file; this device cannot convert it"
 }
 
 # ls_fields PATH sets LS_MODE, LS_LINKS and LS_SIZE from `ls -lnd` (the
