@@ -385,17 +385,6 @@ slow_wants() {
 	done
 }
 
-unknown() { # NAME
-	sources_of "$1"
-	rp_new "$1"
-	fset "$1" status UNKNOWN
-	fset "$1" file "conf.d/${SOURCES%% *}"
-	fset "$1" sources "$SOURCES"
-	fset "$1" reason "no such target in profile $PROFILE"
-	fset "$1" todo "name the file after a target of this device:$TARGETS (or NAME.add); nothing was applied"
-	log WARN "unknown target" name="$1" profile="$PROFILE"
-}
-
 # cmd_apply applies conf.d once: recovery of an interrupted transaction,
 # the plan, kernel tuning, the transaction, the status files. Exit 0 ok,
 # 1 a target FAILED (or an error), 3 a source was REFUSED, 75 the lock
@@ -405,24 +394,42 @@ cmd_apply() {
 	run_fresh
 	profile_load
 	APPLIED_QUICK=
+	COUNTED=
 	if apply_quick; then
 		APPLIED_QUICK=yes
 		return "$QUICK_RC"
 	fi
 	apply_begin || return $?
+	scan
+	WHY_STOPPED=
+	case ${START:-}$RESERVED_DISABLE$RESERVED_SAFE in ?*)
+		part wayout
+		stopped
+		case ${START:-}:$WHY_STOPPED in yes:) count_start ;; esac
+		;;
+	esac
+	case $WHY_STOPPED in
+	'')
+		apply_plan
+		names_report
+		;;
+	*)
+		QUIET=''
+		FP_W=''
+		stop_reports
+		;;
+	esac
+	apply_end
+}
+
+# apply_plan plans and applies: recovery of an interrupted transaction,
+# the plan, kernel tuning, the transaction.
+apply_plan() {
 	if newest_pending; then
 		part rollback
 		recover
 	fi
-	scan
 	plan_all
-	for ap_n in $UNK; do
-		unknown "$ap_n"
-	done
-	case $UNK_MORE in 0) ;; *)
-		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
-		;;
-	esac
 	# The services restart with the new kernel values in place.
 	case $TUNE in '') plain "$STATE/tuning.json" && tune_parts ;; *) tune_parts ;; esac
 	case $OUTS$RESTART_ANYWAY in ?*)
@@ -431,7 +438,20 @@ cmd_apply() {
 		transact apply 0
 		;;
 	esac
-	apply_end
+}
+
+# names_report writes the UNKNOWN reports (names.sh says which name was
+# meant) and removes the status files nobody needs any more.
+names_report() {
+	case $UNK in ?*) part names ;; esac
+	for ap_n in $UNK; do
+		unknown "$ap_n"
+	done
+	case $UNK_MORE in 0) ;; *)
+		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
+		;;
+	esac
+	sweep_statuses
 }
 
 # apply_begin checks the folders, reads the settings and takes the lock.
@@ -491,6 +511,12 @@ apply_end() {
 		ae_out "$ae_n: $r_status"
 	done
 	case ${TXN_RAN:-} in yes) ;; *) G_CHANGED='' G_RESTARTED='' ;; esac
+	case ${COUNTED:-} in yes) starts_set 0 ;; esac
+	case ${START:-} in yes)
+		part doctor
+		doctor_write
+		;;
+	esac
 	log INFO "apply done" changed="${G_CHANGED:-}" restarted="${G_RESTARTED:-}"
 	log_flush
 	case $WORK_MADE in yes) rm -rf "$WORK" ;; esac

@@ -141,9 +141,10 @@ quote() {
 		esac
 	done
 	case $((${#QT} > QUOTE_MAX)) in 1)
-		qt_pat=??????????
+		qt_pat='??????????'
 		qt_pat=$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat$qt_pat
 		qt_pat=$qt_pat$qt_pat
+		# shellcheck disable=SC2295 # a pattern: 200 characters
 		qt_rest=${QT#$qt_pat}
 		QT="${QT%"$qt_rest"}…"
 		;;

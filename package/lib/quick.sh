@@ -394,6 +394,13 @@ apply_quick() {
 	QUICK_RC=
 	SV_W=$NL
 	quick_look || return 1
+	# A start after one that did not end is counted (wayout.sh).
+	case ${START:-} in yes)
+		if looked "$STATE/starts"; then
+			case $LR_MODE in ?*) return 1 ;; esac
+		fi
+		;;
+	esac
 	fp_read || return 1
 	case $QUICK in yes) ;; *) return 1 ;; esac
 	case $FP_S$FP_T$FP_R in "$SV") ;; *) return 1 ;; esac

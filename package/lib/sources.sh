@@ -10,6 +10,20 @@
 ignored() {
 	case $1 in
 	.* | '~$'* | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp] | *.[Ss][Ww][Xx] | *'~' | *.status | README* | examples) return 0 ;;
+	# What Windows Explorer leaves, and the doctor's report (ours).
+	[Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Ee][Hh][Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Dd][Ee][Ss][Kk][Tt][Oo][Pp].[Ii][Nn][Ii]) return 0 ;;
+	[Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt]) return 0 ;;
+	esac
+	return 1
+}
+
+# reserved NAME is true for conf.d's reserved names (any case): DISABLE,
+# DISABLE.txt, SAFE-MODE, DOCTOR.txt. They are never sources and never
+# get a status of their own.
+reserved() {
+	case $1 in
+	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt]) return 0 ;;
+	[Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt]) return 0 ;;
 	esac
 	return 1
 }
@@ -47,6 +61,10 @@ scan() {
 	sc_odd=0
 	sc_bad=0
 	NAMES=' '
+	RESERVED_DISABLE=
+	RESERVED_SAFE=
+	ODD=
+	ODD_N=0
 	# Without a `[` or a subshell in the loop (each is a process on
 	# BusyBox 1.00): ten thousand names cost seconds, not minutes.
 	for sc_f in "$CONF"/*; do
@@ -56,8 +74,21 @@ scan() {
 		# device) is kept: take_source says so in its status.
 		case $sc_n in '*') [ -e "$sc_f" ] || [ -L "$sc_f" ] || continue ;; esac
 		ignored "$sc_n" && continue
+		# The reserved names (the way out, wayout.sh).
+		case $sc_n in
+		[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt])
+			case $RESERVED_DISABLE in '') RESERVED_DISABLE=$sc_n ;; esac
+			continue
+			;;
+		[Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee])
+			RESERVED_SAFE=$sc_n
+			continue
+			;;
+		esac
 		if ! safe_name "$sc_n"; then
+			# DOCTOR.txt lists the first UNK_MAX of them.
 			sc_odd=$((sc_odd + 1))
+			case $((sc_odd > UNK_MAX)) in 0) ODD="$ODD$sc_n$NL" ;; esac
 			continue
 		fi
 		case $sc_n in
@@ -123,6 +154,39 @@ scan() {
 		log WARN "ignored more files in conf.d that no target can be named after" count="$((sc_bad - UNK_MAX))"
 		;;
 	esac
+}
+
+# sweep_statuses removes the status files nobody needs any more: an
+# UNKNOWN status whose file is gone, and any status of a reserved name.
+# A target's or a tuning file's status stays, even when its sources are
+# gone (it says the firmware's file is back). Only a status of another
+# name is read (its first line, in the shell).
+sweep_statuses() {
+	for ss_f in "$CONF"/*.status; do
+		ss_n=${ss_f##*/}
+		ss_n=${ss_n%.status}
+		is_target "$ss_n" && continue
+		case $ss_n in
+		'*') continue ;;
+		sysctl | tuning) continue ;;
+		esac
+		if ! reserved "$ss_n"; then
+			in_list "$UNK" "$ss_n" && continue
+			for ss_s in "$ss_n" "$ss_n.add" "$ss_n.merge"; do
+				if looked "$CONF/$ss_s"; then
+					case $LR_MODE in ?*) continue 2 ;; esac
+				elif [ -e "$CONF/$ss_s" ] || [ -L "$CONF/$ss_s" ]; then
+					continue 2
+				fi
+			done
+			plain "$ss_f" || continue
+			ss_w=
+			{ IFS= read -r ss_w <"$ss_f"; } 2>/dev/null
+			case $ss_w in "status: UNKNOWN"*) ;; *) continue ;; esac
+		fi
+		touched "$ss_f"
+		rm -f "$ss_f" && log INFO "removed the status of a file that is gone" status="${ss_f##*/}"
+	done
 }
 
 # sources_of NAME sets SOURCES to NAME NAME.add NAME.merge, those present.

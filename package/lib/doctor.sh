@@ -1,0 +1,404 @@
+# shellcheck shell=sh
+# userscript sh engine: the doctor (docs/FORMATS.md, "DOCTOR.txt"): what
+# an owner without a shell finds in conf.d/DOCTOR.txt after every start
+# (`engine.sh apply`) and after `engine.sh doctor`: engine and version,
+# profile, state, free space, where each target's live file comes from,
+# the services as a restart is proven, who can write conf.d through the
+# live smb.conf, and the files in conf.d that are not used. The Go
+# engine's internal/doctor is the reference; the words are the same.
+# Sourced by engine.sh.
+# shellcheck disable=SC2154,SC2034,SC2153
+
+# doctor_report sets DR to the report, one line a line (LF).
+doctor_report() {
+	part service
+	DR=
+	dr_line "userscript doctor"
+	dr_line "checked: $STIME"
+	dr_v=unknown
+	{ read -r dr_v <"$LIB/version"; } 2>/dev/null
+	dr_line "engine: sh engine, userscript $dr_v"
+	dr_app=$APP
+	case $ROOT in ?*) case $APP in "$ROOT"/*) dr_app=${APP#"$ROOT"} ;; esac ;; esac
+	dr_line "app folder: $dr_app"
+	dr_line "profile: $PROFILE (the package's lib/profile)"
+	part wayout
+	stopped
+	if [ -n "$WHY_STOPPED" ]; then
+		dr_line "state: NOTHING IS APPLIED: $WHY_STOPPED"
+	else
+		starts_read
+		case $STARTS in
+		0) dr_line "state: applying conf.d" ;;
+		*) dr_line "state: applying conf.d; $STARTS start(s) in a row did not finish (after $SAFE_MODE_STARTS, userscript enters safe mode)" ;;
+		esac
+	fi
+	dr_disk
+	dr_line "disk: $DISK"
+	dr_targets
+	dr_services
+	dr_line ""
+	dr_line "who can write conf.d:"
+	dr_share "$dr_app"
+	dr_line "  $SHARE"
+	for dr_d in "$APP" "$CONF" "$STATE"; do
+		if looked "$dr_d"; then
+			LS_MODE=$LR_MODE
+		else
+			ls_fields "$dr_d"
+		fi
+		case $LS_MODE in d???????w?) dr_line "  $dr_d is writable by everyone (mode -${LS_MODE#d}): anyone on the network can change what runs as root here; let only your own account write it (chmod o-w, and restrict the share in the web GUI)" ;; esac
+	done
+	dr_line "  anyone who can write conf.d can change what runs as root on this NAS (one line in smb.conf can run a command as root): let only your own account write it"
+	part names
+	unused_names
+	dr_list "files in conf.d that are not used:" "$UNUSED"
+}
+
+dr_line() {
+	DR="$DR$1$NL"
+}
+
+# dr_list TITLE LINES adds a section (none when LINES is empty).
+dr_list() {
+	case $2 in '') return 0 ;; esac
+	dr_line ""
+	dr_line "$1"
+	set -f
+	dl_ifs=$IFS
+	IFS=$NL
+	for dl_l in $2; do
+		dr_line "  $dl_l"
+	done
+	IFS=$dl_ifs
+	set +f
+}
+
+# dr_disk sets DISK: the space free on the disk holding conf.d, where df
+# (not one of the engine's applets) is there to tell.
+dr_disk() {
+	dd_out=$(df -k "$CONF" 2>/dev/null)
+	case $dd_out in '')
+		DISK="cannot tell: df is not on this device, or said nothing"
+		return 0
+		;;
+	esac
+	set -f
+	# shellcheck disable=SC2086 # df's fields
+	set -- ${dd_out##*"$NL"}
+	set +f
+	dd_k=${4:-}
+	case $# in 5 | 6) ;; *) dd_k= ;; esac
+	case $dd_k in '' | *[!0-9]*)
+		DISK="cannot tell: df did not say"
+		return 0
+		;;
+	esac
+	if [ "${#dd_k}" -gt 9 ]; then
+		DISK="$((${dd_k%??????} / 1024)) GB free on the data disk"
+	elif [ "$dd_k" -ge $((10 * 1048576)) ]; then
+		DISK="$((dd_k / 1048576)) GB free on the data disk"
+	elif [ "$dd_k" -ge 10240 ]; then
+		DISK="$((dd_k / 1024)) MB free on the data disk"
+	elif [ "$dd_k" -ge 10 ]; then
+		DISK="$dd_k KB free on the data disk"
+	else
+		DISK="$((dd_k * 1024)) bytes free on the data disk"
+	fi
+	[ "$dd_k" -ge 64 ] || DISK="$DISK: FULL, nothing new is applied until there is room"
+}
+
+# dr_targets lists every target: where its live file comes from, and the
+# word of its status file; then each tuning file with sources.
+dr_targets() {
+	dt_all=
+	for dt_n in $TARGETS; do
+		profile_target "$dt_n"
+		sources_of "$dt_n"
+		dt_o=
+		dt_f=
+		for dt_s in "$dt_n" "$dt_n.merge" "$dt_n.add"; do
+			in_list "$SOURCES" "$dt_s" || continue
+			case $dt_s in
+			*.merge) dt_w=merged ;;
+			*.add) dt_w=added ;;
+			*) dt_w=replaced ;;
+			esac
+			dt_o="$dt_o${dt_o:++}$dt_w"
+			dt_f="$dt_f${dt_f:+, }conf.d/$dt_s"
+		done
+		dt_l="$dt_n ($TPATH): ${dt_o:-firmware}"
+		case $dt_o in ?*)
+			dt_l="$dt_l from $dt_f"
+			dr_word "$dt_n"
+			case $SW in ?*) dt_l="$dt_l; status $SW" ;; esac
+			;;
+		esac
+		dt_all="$dt_all$dt_l$NL"
+	done
+	for dt_n in $TUNE; do
+		dt_l="$dt_n: kernel tuning from conf.d/$dt_n"
+		dr_word "${dt_n%.conf}"
+		case $SW in ?*) dt_l="$dt_l; status $SW" ;; esac
+		dt_all="$dt_all$dt_l$NL"
+	done
+	dr_list "targets (where the live file comes from):" "$dt_all"
+}
+
+# dr_word NAME sets SW to the word of conf.d/NAME.status: this apply's,
+# else the file's.
+dr_word() {
+	if rp_has "$1"; then
+		render "$1" no
+		SW=$r_status
+		return 0
+	fi
+	status_word "$1"
+}
+
+# dr_services looks at every service once, as a restart is proven: its
+# process, and a port its live config names accepting.
+dr_services() {
+	ds_all=
+	for ds_s in $SVCS; do
+		profile_service "$ds_s" || continue
+		LHOSTS=127.0.0.1
+		LPORTS=$SPORTS
+		case $SPINNED:$SPORTS in yes:- | yes:) ;; *)
+			for ds_n in $TARGETS; do
+				profile_target "$ds_n"
+				case $TSVC in "$ds_s") ;; *) continue ;; esac
+				plain "$ROOT$TPATH" || continue
+				CPORTS=
+				CHOSTS=
+				case $TVAL in
+				testparm) samba_listen "$ROOT$TPATH" ;;
+				proftpd) proftpd_listen "$ROOT$TPATH" ;;
+				esac
+				case $CPORTS:$SPINNED in ?*:) LPORTS=$CPORTS ;; esac
+				case $CHOSTS in ?*) LHOSTS=$CHOSTS ;; esac
+			done
+			profile_service "$ds_s"
+			;;
+		esac
+		observe "$LHOSTS" "$LPORTS"
+		subst "$LPORTS" , " or "
+		ds_ports=$SUB
+		subst "$LHOSTS" , ", "
+		ds_at="TCP port $ds_ports of $SUB"
+		case $OB_SERVING:$LPORTS:$OB_PIDS in
+		:-:nil | ::nil) ds_l="cannot tell: $OB_WHY" ;;
+		:*) ds_l="NOT SERVING: $OB_WHY" ;;
+		*:- | *:) ds_l="healthy: $SPROC runs" ;;
+		*:nil) ds_l="healthy: $ds_at accepts" ;;
+		*)
+			case $SPROC in
+			-) ds_l="healthy: $ds_at accepts" ;;
+			*) ds_l="healthy: $SPROC runs, and $ds_at accepts" ;;
+			esac
+			;;
+		esac
+		ds_all="$ds_all$ds_s: $ds_l$NL"
+	done
+	dr_list "services:" "$ds_all"
+}
+
+# dr_share APP sets SHARE: who can write the app folder through the live
+# smb.conf (the share whose path holds it, the longest such; its guest
+# ok, read only and write list, else [global]'s, else Samba's defaults).
+dr_share() {
+	SHARE=
+	for sh_n in $TARGETS; do
+		profile_target "$sh_n"
+		case $TVAL in testparm) break ;; esac
+		sh_n=
+	done
+	case $sh_n in '')
+		SHARE="not checked: this profile has no smb.conf"
+		return 0
+		;;
+	esac
+	if ! plain "$ROOT$TPATH"; then
+		SHARE="not checked: $TPATH cannot be read"
+		return 0
+	fi
+	smb_shares "$ROOT$TPATH" "$1"
+	case $SH_BEST in '')
+		SHARE="no share of the live smb.conf holds the app folder ($1)"
+		return 0
+		;;
+	esac
+	sh_where="the app folder is in the share [$SH_BEST] (path $SH_PATH)"
+	sh_get "$SH_BEST_P" available yes
+	if ! is_yes "$GV"; then
+		SHARE="$sh_where: the share is switched off (available = no)"
+		return 0
+	fi
+	sh_get "$SH_BEST_P" guestok no
+	sh_guest=no
+	is_yes "$GV" && sh_guest=yes
+	sh_get "$SH_BEST_P" readonly yes
+	sh_ro=no
+	is_yes "$GV" && sh_ro=yes
+	sh_get "$SH_BEST_P" writelist ""
+	sh_wl=$GV
+	sh_get "$SH_BEST_P" guestaccount nobody
+	sh_ga=$GV
+	sh_facts="guest ok = $sh_guest, read only = $sh_ro"
+	case $sh_wl in ?*) sh_facts="$sh_facts, write list = $sh_wl" ;; esac
+	sh_listed=
+	subst "$sh_wl" , " "
+	for sh_w in $SUB; do
+		sh_w=${sh_w#[@+&]}
+		sh_w=${sh_w#[@+&]}
+		case $sh_w in "$sh_ga" | nobody | nogroup) sh_listed=yes ;; esac
+	done
+	case $sh_guest:$sh_ro:$sh_listed in
+	yes:no:* | yes:*:yes) SHARE="$sh_where: GUESTS CAN WRITE IT ($sh_facts): anyone on your network, without a password, can change conf.d" ;;
+	*:no:*) SHARE="$sh_where: every user the share lets in can write it ($sh_facts)" ;;
+	*)
+		case $sh_wl in
+		?*) SHARE="$sh_where: the users of its write list can write it ($sh_facts)" ;;
+		*) SHARE="$sh_where: read-only over the network ($sh_facts)" ;;
+		esac
+		;;
+	esac
+}
+
+# smb_shares FILE APP reads an smb.conf: [global]'s parameters into
+# SH_G, and the share whose path holds APP (the longest; paths with %
+# skipped) into SH_BEST (its name), SH_PATH and SH_BEST_P. Parameters are
+# kept as "key=value" lines, keys in lower case without spaces, Samba's
+# synonyms folded (writable, writeable, write ok: read only inverted;
+# public: guest ok); the last value of a key wins.
+smb_shares() {
+	part names
+	SH_G=$NL
+	SH_BEST=
+	SH_BEST_P=
+	SH_PATH=
+	ss_cur=global
+	ss_p=$NL
+	ss_name=
+	ss_cont=
+	while IFS= read -r ss_l || case $ss_l in '') false ;; esac; do
+		trim "$ss_l"
+		case $TR in *\\)
+			ss_cont="$ss_cont${TR%\\} "
+			continue
+			;;
+		esac
+		trim "$ss_cont$TR"
+		ss_cont=
+		case $TR in
+		'' | '#'* | ';'*) ;;
+		'['*)
+			smb_share_end "$2"
+			ss_s=${TR#[}
+			trim "${ss_s%]}"
+			ss_name=$TR
+			ss_p=$NL
+			case $TR in [Gg][Ll][Oo][Bb][Aa][Ll]) ss_cur=global ;; *) ss_cur=share ;; esac
+			;;
+		*=*)
+			ss_k=${TR%%=*}
+			trim "${TR#*=}"
+			ss_v=$TR
+			while :; do
+				case $ss_k in
+				*[[:space:]]*) ss_k=${ss_k%%[[:space:]]*}${ss_k#*[[:space:]]} ;;
+				*) break ;;
+				esac
+			done
+			lc "$ss_k"
+			ss_k=$LC
+			case $ss_k in
+			writable | writeable | writeok)
+				ss_k='readonly'
+				if is_yes "$ss_v"; then ss_v=no; else ss_v=yes; fi
+				;;
+			public) ss_k=guestok ;;
+			onlyguest) ss_k=guestonly ;;
+			esac
+			case $ss_cur in
+			global) SH_G="$SH_G$ss_k=$ss_v$NL" ;;
+			*) ss_p="$ss_p$ss_k=$ss_v$NL" ;;
+			esac
+			;;
+		esac
+	done <"$1"
+	smb_share_end "$2"
+}
+
+# smb_share_end APP: the share just read holds APP? (its path, the last
+# value of `path`, without a trailing /)
+smb_share_end() {
+	case $ss_cur in share) ;; *) return 0 ;; esac
+	kv_last "$ss_p" path
+	se_p=$KV
+	case $se_p in '' | *%*) return 0 ;; esac
+	while :; do
+		case $se_p in ?*/) se_p=${se_p%/} ;; *) break ;; esac
+	done
+	case $1 in "$se_p" | "$se_p"/*) ;; *) return 0 ;; esac
+	case $((${#se_p} > ${#SH_PATH})) in 1)
+		SH_BEST=$ss_name
+		SH_BEST_P=$ss_p
+		SH_PATH=$se_p
+		;;
+	esac
+}
+
+# kv_last LINES KEY sets KV to the last value of KEY in "key=value" lines;
+# false when there is none.
+kv_last() {
+	KV=
+	case $1 in *"$NL$2="*) ;; *) return 1 ;; esac
+	KV=${1##*"$NL$2="}
+	KV=${KV%%"$NL"*}
+}
+
+# sh_get PARAMS KEY DEFAULT sets GV: the share's KEY, else [global]'s,
+# else DEFAULT.
+sh_get() {
+	kv_last "$1" "$2" && GV=$KV && return 0
+	kv_last "$SH_G" "$2" && GV=$KV && return 0
+	GV=$3
+}
+
+# doctor_write writes conf.d/DOCTOR.txt (CRLF), aside and renamed: never
+# through a link.
+doctor_write() {
+	chars
+	doctor_report
+	need_work || return 0
+	dw_t=
+	dw_r=$DR
+	while :; do
+		case $dw_r in
+		*"$NL"*)
+			dw_t="$dw_t${dw_r%%"$NL"*}$CR$NL"
+			dw_r=${dw_r#*"$NL"}
+			;;
+		*) break ;;
+		esac
+	done
+	{ echo "${dw_t%"$NL"}" >"$WORK/doctor.txt"; } 2>/dev/null && mv -f "$WORK/doctor.txt" "$CONF/DOCTOR.txt"
+}
+
+# cmd_doctor prints the report and writes conf.d/DOCTOR.txt.
+cmd_doctor() {
+	ensure_dirs || return 1
+	profile_load
+	stamp_now
+	settings_load
+	scan
+	doctor_report
+	echo "${DR%"$NL"}"
+	# A folder of its own: an apply may run meanwhile, in state/tmp.
+	WORK=$STATE/doctor.$$
+	WORK_MADE=
+	need_work || return 1
+	doctor_write
+	rm -rf "$WORK"
+}

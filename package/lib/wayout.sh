@@ -1,0 +1,120 @@
+# shellcheck shell=sh
+# userscript sh engine: a way out (docs/FORMATS.md, "A way out: DISABLE
+# and SAFE-MODE"). conf.d/DISABLE or DISABLE.txt (the owner's switch) and
+# conf.d/SAFE-MODE (written after starts that never finished) make an
+# apply apply nothing: only status files say why. state/starts counts the
+# starts in a row that did not end; both engines count in it. The Go
+# engine's internal/overlay/wayout.go is the reference. Sourced by
+# engine.sh when scan found a reserved name or an apply is a start.
+# shellcheck disable=SC2154,SC2034,SC2153
+
+# SAFE_MODE_STARTS: starts in a row that may end without finishing their
+# apply before the next one enters safe mode.
+SAFE_MODE_STARTS=3
+
+# stopped sets WHY_STOPPED to why nothing may be applied now (from the
+# names scan found), or to nothing.
+stopped() {
+	WHY_STOPPED=
+	case ${RESERVED_DISABLE:-} in ?*)
+		WHY_STOPPED="conf.d/$RESERVED_DISABLE exists: userscript applies nothing, at boot or while the NAS runs, until you delete it"
+		return 0
+		;;
+	esac
+	case ${RESERVED_SAFE:-} in ?*)
+		WHY_STOPPED="conf.d/$RESERVED_SAFE exists: userscript is in safe mode (that file says why) and applies nothing until you delete it"
+		;;
+	esac
+}
+
+# starts_read sets STARTS, the count in state/starts (0: no file, or not
+# a number).
+starts_read() {
+	STARTS=0
+	plain "$STATE/starts" || return 0
+	{ read -r STARTS <"$STATE/starts"; } 2>/dev/null
+	num "$STARTS" || STARTS=0
+}
+
+# starts_set N writes state/starts (aside, then renamed; 0 removes it).
+starts_set() {
+	case $1 in
+	0)
+		touched "$STATE/starts"
+		rm -f "$STATE/starts"
+		;;
+	*)
+		rm -rf "$STATE/starts.tmp"
+		{ echo "$1" >"$STATE/starts.tmp"; } 2>/dev/null && put_file "$STATE/starts.tmp" "$STATE/starts"
+		;;
+	esac
+}
+
+# count_start counts this start in state/starts; after SAFE_MODE_STARTS
+# unfinished ones it writes conf.d/SAFE-MODE and sets WHY_STOPPED.
+count_start() {
+	starts_read
+	case $((STARTS < SAFE_MODE_STARTS)) in 1)
+		starts_set $((STARTS + 1))
+		COUNTED=yes
+		return 0
+		;;
+	esac
+	safe_mode_write "$STARTS"
+	starts_set 0
+	log WARN "safe mode: the last starts did not finish" starts="$STARTS"
+	RESERVED_SAFE=SAFE-MODE
+	stopped
+}
+
+# safe_mode_write N writes conf.d/SAFE-MODE (CRLF, for Notepad), aside
+# and renamed, never through a link.
+safe_mode_write() {
+	chars
+	need_work || return 0
+	sm_gen=
+	if newest_pending; then
+		sm_ch=
+		for sm_n in $G_CHANGED; do
+			sm_ch="$sm_ch${sm_ch:+, }$sm_n"
+		done
+		sm_gen="being applied then: generation $G_ID ($sm_ch), never proved healthy$CR$NL"
+	fi
+	{
+		echo "userscript is in SAFE MODE: it applies nothing until you delete this file.$CR"
+		echo "$CR"
+		echo "why: the last $1 starts of userscript did not finish applying conf.d: each time the NAS was reset or switched off, or userscript crashed or hung, before it was done. Something in conf.d may be what brings the NAS down.$CR"
+		echo "since: $STIME$CR"
+		echo "$sm_gen$CR"
+		echo "what to do: look at the status files in conf.d and at state/log; move the file you changed last out of conf.d; then delete this file. userscript applies conf.d again at once if it runs, else at the next boot.$CR"
+	} >"$WORK/safe-mode" 2>/dev/null && mv -f "$WORK/safe-mode" "$CONF/SAFE-MODE"
+}
+
+# stop_reports writes WHY_STOPPED into the report of every target and
+# tuning file that has sources or is managed.
+stop_reports() {
+	so_file=${WHY_STOPPED%% *}
+	so_todo="delete $so_file to apply conf.d again: at once while userscript runs, else at the next boot; the files live now stay as they are (after a reboot, the firmware's own)"
+	for so_n in $TARGETS; do
+		in_list "$SRC" "$so_n" || plain "$STATE/written/$so_n" || continue
+		profile_target "$so_n"
+		sources_of "$so_n"
+		stop_report "$so_n" "$so_n"
+		fset "$so_n" target "$TPATH"
+	done
+	for so_n in $TUNE; do
+		sources_of "$so_n"
+		stop_report "${so_n%.conf}" "$so_n"
+	done
+	log WARN "nothing applied" why="$WHY_STOPPED"
+}
+
+# stop_report REPORT NAME starts the DISABLED report of NAME.
+stop_report() {
+	rp_new "$1"
+	fset "$1" status DISABLED
+	fset "$1" file "conf.d/$2"
+	fset "$1" sources "$SOURCES"
+	fset "$1" reason "$WHY_STOPPED"
+	fset "$1" todo "$so_todo"
+}
