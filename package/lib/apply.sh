@@ -162,6 +162,7 @@ plan_item() {
 		fi
 		pi_base=$STATE/base/$1
 		CAPTURED=yes
+		case $LIVE_OK in yes) fw_seen "$1" "$pi_base" "$LIVE_HASH" ;; esac
 		written_lines "$1"
 		if [ -n "$WL" ] && [ -n "$LIVE_OK" ]; then
 			# Something else (the firmware, its web GUI) wrote over ours.
@@ -185,6 +186,10 @@ plan_item() {
 			return 0
 		fi
 	done
+	case " ${REBASED_NOW:-} " in *" $1 "*) rebase_parts "$1" ;; *)
+		plain "$STATE/rebased/$1" && rebase_parts "$1"
+		;;
+	esac
 	if ! compose "$1" "$pi_base"; then
 		refuse "$1" "$CO_FILE" "$REASON" "$TODO; until then nothing of conf.d/$1, $1.add or $1.merge is applied (a target goes live whole or not at all)"
 		return 0
@@ -210,6 +215,31 @@ plan_item() {
 	elif validate "$1" "$WORK/$1.target"; then
 		add_out "$1"
 	fi
+}
+
+# rebase_parts NAME: the firmware's file of NAME changed (firmware.sh).
+rebase_parts() {
+	part firmware
+	rebase "$1"
+}
+
+# fw_seen NAME FILE MD5: FILE holds the firmware's own NAME (it goes to
+# conf.d/.firmware when that does not hold it yet: firmware.sh).
+fw_seen() {
+	case $3 in '') return 0 ;; esac
+	FW_SEEN="${FW_SEEN:-} $1:$2:$3"
+}
+
+# fw_keep writes conf.d/.firmware where it lacks what this apply saw:
+# firmware.sh is read only then.
+fw_keep() {
+	for fk_e in ${FW_SEEN:-}; do
+		h_of "$CONF/.firmware/${fk_e%%:*}"
+		case $H in "${fk_e##*:}") continue ;; esac
+		part firmware
+		firmware_keep
+		return 0
+	done
 }
 
 # quick_recommit NAME WANT: the newest committed generation holds exactly
@@ -284,8 +314,9 @@ keep_status() {
 		fi
 	fi
 	status_word "$1"
-	case $SW in
-	OK | "NOT VALIDATED")
+	case $SW:" ${RB_NOTED:-} " in
+	*" $1 "*) ;;
+	OK:* | "NOT VALIDATED:"*)
 		rp_drop "$1"
 		return 0
 		;;
@@ -341,12 +372,29 @@ plan_all() {
 	QUIET=''
 	SLOW=''
 	FP_W=''
+	FW_SEEN=''
+	REBASED_NOW=''
+	RB_NOTED=''
 	for pa_n in $TARGETS; do
 		if in_list "$SRC" "$pa_n" || plain "$STATE/written/$pa_n"; then
 			quick_item "$pa_n" || plan_item "$pa_n"
+		else
+			firmware_seen "$pa_n"
 		fi
 	done
 	slow_wants
+}
+
+# firmware_seen NAME: the live file of NAME, a target nobody manages, is
+# the firmware's own (the look tells it, and its hash, up to 1 MiB).
+firmware_seen() {
+	profile_target "$1"
+	looked "$ROOT$TPATH" || return 0
+	case $LR_MODE in -*) ;; *) return 0 ;; esac
+	case $((${#LR_SIZE} > 7)) in 1) return 0 ;; esac
+	case $((LR_SIZE > MAX_SIZE)) in 1) return 0 ;; esac
+	h_of "$ROOT$TPATH"
+	fw_seen "$1" "$ROOT$TPATH" "$H"
 }
 
 # slow_wants adds the want lines of the targets plan_item composed: the
@@ -438,6 +486,7 @@ apply_plan() {
 		transact apply 0
 		;;
 	esac
+	fw_keep
 }
 
 # names_report writes the UNKNOWN reports (names.sh says which name was
@@ -491,7 +540,7 @@ apply_end() {
 	FP_O=
 	for ae_n in $TARGETS $UNK; do
 		rp_has "$ae_n" || continue
-		if in_list "$QUIET" "$ae_n"; then
+		if in_list "$QUIET" "$ae_n" && ! in_list "${RB_NOTED:-}" "$ae_n"; then
 			# Put back as committed: the status file already says so,
 			# unless it went wrong.
 			render "$ae_n" no

@@ -129,11 +129,13 @@ looked() {
 # than letters, digits and . _ -.
 pvar() {
 	case $1 in
+	"$CONF"/.firmware/*) PVNS=FW && pv_n=${1#"$CONF"/.firmware/} ;;
 	"$CONF"/*) PVNS=C && pv_n=${1#"$CONF"/} ;;
 	"$WORK"/*) PVNS=K && pv_n=${1#"$WORK"/} ;;
 	"$STATE"/written/*) PVNS=W && pv_n=${1#"$STATE"/written/} ;;
 	"$STATE"/held/*) PVNS=H && pv_n=${1#"$STATE"/held/} ;;
 	"$STATE"/base/*) PVNS=B && pv_n=${1#"$STATE"/base/} ;;
+	"$STATE"/rebased/*) PVNS=RB && pv_n=${1#"$STATE"/rebased/} ;;
 	"$STATE"/out/*) PVNS=O && pv_n=${1#"$STATE"/out/} ;;
 	"$STATE"/gen/*/files/*)
 		pv_n=${1#"$STATE"/gen/}

@@ -332,9 +332,17 @@ set_base() {
 	else
 		: >"$STATE/base/$1.tmp" || return 1
 	fi
-	if base_ok "$1" && cmp -s "$STATE/base/$1.tmp" "$STATE/base/$1"; then
-		rm -f "$STATE/base/$1.tmp"
-		return 0
+	if base_ok "$1"; then
+		if cmp -s "$STATE/base/$1.tmp" "$STATE/base/$1"; then
+			rm -f "$STATE/base/$1.tmp"
+			return 0
+		fi
+		# The firmware's own file changed (firmware.sh): the old one is
+		# kept for the note and the diff.
+		case $LIVE_OK in yes)
+			need_work && cp "$STATE/base/$1" "$WORK/$1.oldbase" && REBASED_NOW="${REBASED_NOW:-} $1"
+			;;
+		esac
 	fi
 	put_file "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
 	log INFO "base captured" target="$1" md5="${LIVE_HASH:-none}"
