@@ -118,3 +118,42 @@ stop_report() {
 	fset "$1" reason "$WHY_STOPPED"
 	fset "$1" todo "$so_todo"
 }
+
+# cmd_uninstall switches userscript off and gives the device back to the
+# firmware, as `userscript uninstall` does: conf.d/DISABLE first (so a
+# poller still running applies nothing more), then a rollback to the
+# firmware's own files (their services restart once), every hold
+# released, the kernel's values put back (state/tuning.json), and the
+# DISABLED statuses. conf.d and state/ stay.
+cmd_uninstall() {
+	ensure_dirs || return 1
+	chars
+	stamp_now
+	rm -rf "$STATE/DISABLE.new"
+	if ! {
+		echo "Written by \`userscript uninstall\` at $STIME: userscript applies nothing while this file exists.$CR"
+		echo "Delete it to switch userscript on again (at the next boot, or at once while it runs).$CR"
+	} >"$STATE/DISABLE.new" 2>/dev/null || ! mv -f "$STATE/DISABLE.new" "$CONF/DISABLE"; then
+		echo "userscript: $CONF/DISABLE: cannot write it; nothing was changed" >&2
+		return 1
+	fi
+	un_rc=0
+	cmd_rollback 0 >/dev/null || un_rc=1
+	run_fresh
+	profile_load
+	apply_begin || return $?
+	for un_n in $TARGETS; do
+		held_set "$un_n" ""
+	done
+	scan
+	TUNE=''
+	if plain "$STATE/tuning.json"; then
+		need_work && tune_parts
+	fi
+	stopped
+	QUIET=''
+	FP_W=''
+	stop_reports
+	apply_end >/dev/null
+	return "$un_rc"
+}
