@@ -224,7 +224,7 @@ plain() {
 touched() {
 	case ${TOUCHED:-} in *" $1 "*) ;; *) TOUCHED="${TOUCHED:- }$1 " ;; esac
 	case $1 in
-	"$STATE"/out/* | "$STATE"/lock.d/* | "$STATE"/log*) ;;
+	"$STATE"/out/* | "$STATE"/lock.d/* | "$STATE"/log* | "$STATE"/starts | "$STATE"/rebased/*) ;;
 	"$APP"/*) STATE_DIRTY=yes ;;
 	esac
 }

@@ -366,24 +366,43 @@ sh_get() {
 	GV=$3
 }
 
-# doctor_write writes conf.d/DOCTOR.txt (CRLF), aside and renamed: never
-# through a link.
+# doctor_write writes conf.d/DOCTOR.txt (CRLF), aside (in state/lock.d,
+# ours: it runs under the lock) and renamed: never through a link.
 doctor_write() {
-	chars
 	doctor_report
-	need_work || return 0
+	dr_cr
 	dw_t=
 	dw_r=$DR
 	while :; do
 		case $dw_r in
 		*"$NL"*)
-			dw_t="$dw_t${dw_r%%"$NL"*}$CR$NL"
+			dw_t="$dw_t${dw_r%%"$NL"*}$DCR$NL"
 			dw_r=${dw_r#*"$NL"}
 			;;
 		*) break ;;
 		esac
 	done
-	{ echo "${dw_t%"$NL"}" >"$WORK/doctor.txt"; } 2>/dev/null && mv -f "$WORK/doctor.txt" "$CONF/DOCTOR.txt"
+	{ echo "${dw_t%"$NL"}" >"$STATE/lock.d/doctor.txt"; } 2>/dev/null && mv -f "$STATE/lock.d/doctor.txt" "$CONF/DOCTOR.txt"
+}
+
+# dr_cr sets DCR to a carriage return: the last byte of a status file's
+# first line (the boot path writes none when nothing changed, and a `tr`
+# would be one more process), else chars's.
+dr_cr() {
+	case ${CR:-} in ?*)
+		DCR=$CR
+		return 0
+		;;
+	esac
+	for dc_n in $TARGETS; do
+		plain "$CONF/$dc_n.status" || continue
+		dc_l=
+		{ IFS= read -r dc_l <"$CONF/$dc_n.status"; } 2>/dev/null
+		DCR=${dc_l#"${dc_l%?}"}
+		case $dc_l:$DCR in "status: "*:[!A-Za-z0-9\ ]) return 0 ;; esac
+	done
+	chars
+	DCR=$CR
 }
 
 # cmd_doctor prints the report and writes conf.d/DOCTOR.txt.
@@ -395,10 +414,11 @@ cmd_doctor() {
 	scan
 	doctor_report
 	echo "${DR%"$NL"}"
-	# A folder of its own: an apply may run meanwhile, in state/tmp.
-	WORK=$STATE/doctor.$$
-	WORK_MADE=
-	need_work || return 1
+	LOG_HOLD=
+	if ! lock_take; then
+		echo "userscript: $CONF/DOCTOR.txt not written: ${LOCK_WHY:-another apply holds the lock}" >&2
+		return 1
+	fi
 	doctor_write
-	rm -rf "$WORK"
+	lock_release
 }

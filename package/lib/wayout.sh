@@ -36,7 +36,8 @@ starts_read() {
 	num "$STARTS" || STARTS=0
 }
 
-# starts_set N writes state/starts (aside, then renamed; 0 removes it).
+# starts_set N writes state/starts (aside, then renamed; 0 removes it),
+# under the lock.
 starts_set() {
 	case $1 in
 	0)
@@ -44,8 +45,8 @@ starts_set() {
 		rm -f "$STATE/starts"
 		;;
 	*)
-		rm -rf "$STATE/starts.tmp"
-		{ echo "$1" >"$STATE/starts.tmp"; } 2>/dev/null && put_file "$STATE/starts.tmp" "$STATE/starts"
+		# lock.d is ours, made by this run: nothing can be planted in it.
+		{ echo "$1" >"$STATE/lock.d/starts"; } 2>/dev/null && put_file "$STATE/lock.d/starts" "$STATE/starts"
 		;;
 	esac
 }
