@@ -70,7 +70,7 @@ part() {
 	PARTS="$PARTS$1 "
 }
 
-for p in common settings sources targets history quick apply; do
+for p in words common settings sources targets history quick apply; do
 	part "$p"
 done
 

@@ -18,7 +18,7 @@ unknown() {
 		un_known="$un_known${un_known:+, }$un_t"
 	done
 	rp_new "$1"
-	fset "$1" status UNKNOWN
+	fset "$1" status "$W_UNKNOWN"
 	fset "$1" file "conf.d/$un_file"
 	fset "$1" sources "$SOURCES"
 	un_reason="conf.d/$un_file: no such target in profile $PROFILE"

@@ -10,22 +10,15 @@
 ignored() {
 	case $1 in
 	.* | '~$'* | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp] | *.[Ss][Ww][Xx] | *'~' | *.status | README* | examples) return 0 ;;
-	# What Windows Explorer leaves, and the doctor's report (ours).
-	[Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Ee][Hh][Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Dd][Ee][Ss][Kk][Tt][Oo][Pp].[Ii][Nn][Ii]) return 0 ;;
-	[Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt]) return 0 ;;
 	esac
-	return 1
-}
-
-# reserved NAME is true for conf.d's reserved names (any case): DISABLE,
-# DISABLE.txt, SAFE-MODE, DOCTOR.txt. They are never sources and never
-# get a status of their own.
-reserved() {
-	case $1 in
-	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt]) return 0 ;;
-	[Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt]) return 0 ;;
-	esac
-	return 1
+	# What Windows Explorer leaves, and the reserved names but the two
+	# that stop an apply (DISABLE, SAFE-MODE: scan looks for those):
+	# words.sh, generated from the Go engine's lists.
+	dropping "$1" && return 0
+	reserved "$1" || return 1
+	is_disable "$1" && return 1
+	is_safe_mode "$1" && return 1
+	return 0
 }
 
 # safe_name NAME: letters, digits and . _ - only, not starting with - or .
@@ -74,17 +67,15 @@ scan() {
 		# device) is kept: take_source says so in its status.
 		case $sc_n in '*') [ -e "$sc_f" ] || [ -L "$sc_f" ] || continue ;; esac
 		ignored "$sc_n" && continue
-		# The reserved names (the way out, wayout.sh).
-		case $sc_n in
-		[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt])
+		# The reserved names that stop an apply (wayout.sh).
+		if is_disable "$sc_n"; then
 			case $RESERVED_DISABLE in '') RESERVED_DISABLE=$sc_n ;; esac
 			continue
-			;;
-		[Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee])
+		fi
+		if is_safe_mode "$sc_n"; then
 			RESERVED_SAFE=$sc_n
 			continue
-			;;
-		esac
+		fi
 		if ! safe_name "$sc_n"; then
 			# DOCTOR.txt lists the first UNK_MAX of them.
 			sc_odd=$((sc_odd + 1))
@@ -182,7 +173,7 @@ sweep_statuses() {
 			plain "$ss_f" || continue
 			ss_w=
 			{ IFS= read -r ss_w <"$ss_f"; } 2>/dev/null
-			case $ss_w in "status: UNKNOWN"*) ;; *) continue ;; esac
+			case $ss_w in "status: $W_UNKNOWN"*) ;; *) continue ;; esac
 		fi
 		touched "$ss_f"
 		rm -f "$ss_f" && log INFO "removed the status of a file that is gone" status="${ss_f##*/}"

@@ -113,7 +113,7 @@ stop_reports() {
 # stop_report REPORT NAME starts the DISABLED report of NAME.
 stop_report() {
 	rp_new "$1"
-	fset "$1" status DISABLED
+	fset "$1" status "$W_DISABLED"
 	fset "$1" file "conf.d/$2"
 	fset "$1" sources "$SOURCES"
 	fset "$1" reason "$WHY_STOPPED"
