@@ -23,7 +23,7 @@
 #     it (a boot after the ROM was restored), it is copied straight from
 #     state/gen (docs/FORMATS.md: committed content is neither validated
 #     nor journalled again). Anything else takes the full path
-#     (apply.sh plan_item).
+#     (plan.sh plan_item).
 #
 # state/applied is written at the end of an apply that ended clean (exit
 # 0 or 3, nothing paused), under the lock: the sources as the apply
