@@ -12,6 +12,8 @@ import (
 	"github.com/nas-userscript/userscript/internal/source"
 )
 
+func TestMain(m *testing.M) { needtool.Main(m) }
+
 var update = flag.Bool("update", false, "write package/lib/words.sh")
 
 var committed = filepath.Join("..", "..", "package", "lib", "words.sh")
