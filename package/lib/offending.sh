@@ -99,22 +99,36 @@ find_line() {
 	trim "$2"
 	fl_want=$TR
 	case $fl_want in '') return 1 ;; esac
-	FL=0
-	while IFS= read -r fl_l || case $fl_l in '') false ;; esac; do
-		FL=$((FL + 1))
-		trim "$fl_l"
-		case $TR in "$fl_want") return 0 ;; esac
-	done <"$1"
+	# grep finds the lines holding it (the shell's read would take a
+	# system call a byte); the shell keeps the first that is only it.
+	fl_all=$(grep -n -F -e "$fl_want" "$1" 2>/dev/null)
+	set -f
+	fl_ifs=$IFS
+	IFS=$NL
+	for fl_l in $fl_all; do
+		IFS=$fl_ifs
+		trim "${fl_l#*:}"
+		case $TR in "$fl_want")
+			FL=${fl_l%%:*}
+			set +f
+			return 0
+			;;
+		esac
+		IFS=$NL
+	done
+	IFS=$fl_ifs
+	set +f
 	return 1
 }
 
 # count_lines FILE sets CL to the lines of FILE (a last line without a
 # newline counts).
 count_lines() {
-	CL=0
-	while IFS= read -r cl_l || case $cl_l in '') false ;; esac; do
-		CL=$((CL + 1))
-	done <"$1"
+	CL=$(wc -l <"$1")
+	trim "$CL"
+	CL=$TR
+	num "$CL" || CL=0
+	ends_nl "$1" || CL=$((CL + 1))
 }
 
 # quote TEXT sets QT to TEXT trimmed, control characters but the tab made
