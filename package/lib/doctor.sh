@@ -220,6 +220,17 @@ doctor_write() {
 		*) break ;;
 		esac
 	done
+	# A folder planted there is left alone (mv would put the file into it).
+	if looked "$CONF/DOCTOR.txt"; then
+		case $LR_MODE in d*) dw_t= ;; esac
+	elif [ -d "$CONF/DOCTOR.txt" ] && ! [ -L "$CONF/DOCTOR.txt" ]; then
+		dw_t=
+	fi
+	case $dw_t in '')
+		log WARN "conf.d/DOCTOR.txt is a folder; not writing the doctor's report"
+		return 0
+		;;
+	esac
 	{ echo "${dw_t%"$NL"}" >"$STATE/lock.d/doctor.txt"; } 2>/dev/null && mv -f "$STATE/lock.d/doctor.txt" "$CONF/DOCTOR.txt"
 }
 

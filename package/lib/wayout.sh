@@ -88,7 +88,12 @@ safe_mode_write() {
 		echo "since: $STIME$CR"
 		echo "$sm_gen$CR"
 		echo "what to do: look at the status files in conf.d and at state/log; move the file you changed last out of conf.d; then delete this file. userscript applies conf.d again at once if it runs, else at the next boot.$CR"
-	} >"$WORK/safe-mode" 2>/dev/null && mv -f "$WORK/safe-mode" "$CONF/SAFE-MODE"
+	} >"$WORK/safe-mode" 2>/dev/null || return 0
+	if [ -d "$CONF/SAFE-MODE" ] && ! [ -L "$CONF/SAFE-MODE" ]; then
+		log ERROR "conf.d/SAFE-MODE is a folder; safe mode all the same"
+		return 0
+	fi
+	mv -f "$WORK/safe-mode" "$CONF/SAFE-MODE"
 }
 
 # stop_reports writes WHY_STOPPED into the report of every target and
