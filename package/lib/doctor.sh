@@ -24,15 +24,16 @@ doctor_report() {
 	dr_line "profile: $PROFILE (the package's lib/profile)"
 	part wayout
 	stopped
-	if [ -n "$WHY_STOPPED" ]; then
-		dr_line "state: NOTHING IS APPLIED: $WHY_STOPPED"
-	else
+	case $WHY_STOPPED in
+	?*) dr_line "state: NOTHING IS APPLIED: $WHY_STOPPED" ;;
+	*)
 		starts_read
 		case $STARTS in
 		0) dr_line "state: applying conf.d" ;;
 		*) dr_line "state: applying conf.d; $STARTS start(s) in a row did not finish (after $SAFE_MODE_STARTS, userscript enters safe mode)" ;;
 		esac
-	fi
+		;;
+	esac
 	dr_disk
 	dr_line "disk: $DISK"
 	dr_targets
@@ -95,18 +96,15 @@ dr_disk() {
 		return 0
 		;;
 	esac
-	if [ "${#dd_k}" -gt 9 ]; then
-		DISK="$((${dd_k%??????} / 1024)) GB free on the data disk"
-	elif [ "$dd_k" -ge $((10 * 1048576)) ]; then
-		DISK="$((dd_k / 1048576)) GB free on the data disk"
-	elif [ "$dd_k" -ge 10240 ]; then
-		DISK="$((dd_k / 1024)) MB free on the data disk"
-	elif [ "$dd_k" -ge 10 ]; then
-		DISK="$dd_k KB free on the data disk"
-	else
-		DISK="$((dd_k * 1024)) bytes free on the data disk"
-	fi
-	[ "$dd_k" -ge 64 ] || DISK="$DISK: FULL, nothing new is applied until there is room"
+	# (arithmetic, not `[`: a process of its own before BusyBox 1.2)
+	case $((${#dd_k} > 9)):$((dd_k >= 10 * 1048576)):$((dd_k >= 10240)):$((dd_k >= 10)) in
+	1:*) DISK="$((${dd_k%??????} / 1024)) GB free on the data disk" ;;
+	0:1:*) DISK="$((dd_k / 1048576)) GB free on the data disk" ;;
+	0:0:1:*) DISK="$((dd_k / 1024)) MB free on the data disk" ;;
+	0:0:0:1) DISK="$dd_k KB free on the data disk" ;;
+	*) DISK="$((dd_k * 1024)) bytes free on the data disk" ;;
+	esac
+	case $((${#dd_k} > 9 || dd_k >= 64)) in 0) DISK="$DISK: FULL, nothing new is applied until there is room" ;; esac
 }
 
 # dr_targets lists every target: where its live file comes from, and the
@@ -169,7 +167,7 @@ dr_services() {
 			for ds_n in $TARGETS; do
 				profile_target "$ds_n"
 				case $TSVC in "$ds_s") ;; *) continue ;; esac
-				plain "$ROOT$TPATH" || continue
+				target_plain "$ds_n" || continue
 				CPORTS=
 				CHOSTS=
 				case $TVAL in
@@ -202,6 +200,16 @@ dr_services() {
 		ds_all="$ds_all$ds_s: $ds_l$NL"
 	done
 	dr_list "services:" "$ds_all"
+}
+
+# target_plain NAME is true when target NAME's live file is a regular
+# file: one this apply wrote is (no `[`, a process before BusyBox 1.2).
+target_plain() {
+	if hv "${TBELIEF:-}" "$1"; then
+		case $HV in none) return 1 ;; esac
+		return 0
+	fi
+	plain "$ROOT$TPATH"
 }
 
 # doctor_write writes conf.d/DOCTOR.txt (CRLF), aside (in state/lock.d,

@@ -20,7 +20,7 @@ dr_share() {
 		return 0
 		;;
 	esac
-	if ! plain "$ROOT$TPATH"; then
+	if ! target_plain "$sh_n"; then
 		SHARE="not checked: $TPATH cannot be read"
 		return 0
 	fi

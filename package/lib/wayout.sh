@@ -31,6 +31,7 @@ stopped() {
 # a number).
 starts_read() {
 	STARTS=0
+	case ${STARTS_GONE:-} in yes) return 0 ;; esac
 	plain "$STATE/starts" || return 0
 	{ read -r STARTS <"$STATE/starts"; } 2>/dev/null
 	num "$STARTS" || STARTS=0
@@ -43,9 +44,11 @@ starts_set() {
 	0)
 		touched "$STATE/starts"
 		rm -f "$STATE/starts"
+		STARTS_GONE=yes
 		;;
 	*)
 		# lock.d is ours, made by this run: nothing can be planted in it.
+		STARTS_GONE=
 		{ echo "$1" >"$STATE/lock.d/starts"; } 2>/dev/null && put_file "$STATE/lock.d/starts" "$STATE/starts"
 		;;
 	esac
