@@ -153,11 +153,12 @@ func supervisors(app string) []int {
 	})
 }
 
-// daemons returns the pids of the Go daemons (`bin/userscript run`)
-// running for app.
+// daemons returns the pids of the Go daemons (`userscript run`, from
+// state/run/userscript as init runs it, or from bin/userscript) running
+// for app.
 func daemons(app string) []int {
 	return topProcs(func(args []string) bool {
-		return len(args) >= 2 && args[0] == filepath.Join(app, "bin", "userscript") && args[len(args)-1] == "run"
+		return len(args) >= 2 && (args[0] == filepath.Join(app, "state", "run", "userscript") || args[0] == filepath.Join(app, "bin", "userscript")) && args[len(args)-1] == "run"
 	})
 }
 

@@ -2,6 +2,7 @@ package source
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -15,26 +16,31 @@ const (
 	DoctorFile = "DOCTOR.txt" // what `userscript doctor` found at the last start
 )
 
+// The lists behind Reserved, IsDisable and systemDropping, in lower case
+// (names compare without case); the sh engine's lib/words.sh is
+// generated from them (internal/shwords).
+var (
+	ReservedNames = []string{"disable", "disable.txt", "safe-mode", "doctor.txt"}
+	DisableNames  = []string{"disable", "disable.txt"}
+	// What Windows Explorer leaves (thumbnail caches, folder settings);
+	// macOS's .DS_Store and ._* resource forks start with a dot.
+	Droppings = []string{"thumbs.db", "ehthumbs.db", "desktop.ini"}
+)
+
 // Reserved reports whether name is one of the reserved names.
 func Reserved(name string) bool {
-	switch strings.ToLower(name) {
-	case "disable", "disable.txt", "safe-mode", "doctor.txt":
-		return true
-	}
-	return false
+	return slices.Contains(ReservedNames, strings.ToLower(name))
 }
 
 // IsDisable reports whether name is the owner's off switch.
 func IsDisable(name string) bool {
-	l := strings.ToLower(name)
-	return l == "disable" || l == "disable.txt"
+	return slices.Contains(DisableNames, strings.ToLower(name))
 }
 
 // systemDropping reports whether Windows Explorer or macOS Finder left the
 // file there on its own (thumbnail caches, folder settings, resource forks).
 func systemDropping(name string) bool {
-	switch strings.ToLower(name) {
-	case "thumbs.db", "ehthumbs.db", "desktop.ini":
+	if slices.Contains(Droppings, strings.ToLower(name)) {
 		return true
 	}
 	return strings.HasPrefix(name, "._") || name == ".DS_Store"

@@ -103,131 +103,23 @@ report_start() {
 	notes_for "$1"
 }
 
-# ftype PATH sets FT to what PATH is: - (a regular file), l (a link), o
-# (something else) or nothing (not there); the look answers when it can.
-ftype() {
-	if plain "$1"; then
-		FT=-
-		return 0
-	fi
-	if looked "$1"; then
-		case $LR_MODE in '') FT= ;; l*) FT=l ;; *) FT=o ;; esac
-		case ${TOUCHED:-} in *" $1 "*) ;; *) return 0 ;; esac
-	fi
-	FT=
-	if [ -L "$1" ]; then
-		FT=l
-	elif [ -e "$1" ]; then
-		FT=o
-	fi
+# fw_seen NAME FILE MD5: FILE holds the firmware's own NAME (it goes to
+# conf.d/.firmware when that does not hold it yet: firmware.sh).
+fw_seen() {
+	case $3 in '') return 0 ;; esac
+	FW_SEEN="${FW_SEEN:-} $1:$2:$3"
 }
 
-# plan_item NAME plans one target and records its outcome: a status
-# report and, when it is to be written, NAME in OUTS.
-plan_item() {
-	profile_target "$1" || return 0
-	need_work || return 0
-	part validate
-	pi_live=$ROOT$TPATH
-	sources_of "$1"
-	report_start "$1"
-	LIVE_OK=
-	LIVE_HASH=
-	ftype "$pi_live"
-	case $FT in
-	-)
-		LIVE_OK=yes
-		if too_big "$(file_size "$pi_live")"; then
-			refuse "$1" "${FIRST:-$1}" "$TPATH: the live file is over 1 MiB; userscript keeps configuration files up to 1 MiB: make it smaller, or remove its sources from conf.d" "make $TPATH smaller"
-			return 0
-		fi
-		h_of "$pi_live"
-		LIVE_HASH=$H
-		case $H in '') md5 "$pi_live" && LIVE_HASH=$MD5 ;; esac
-		LHS="$LHS $1:$LIVE_HASH"
-		;;
-	'') ;;
-	*)
-		refuse "$1" "${FIRST:-$1}" "$TPATH is not a regular file; userscript does not replace links or folders" "check $TPATH on the device"
+# fw_keep writes conf.d/.firmware where it lacks what this apply saw:
+# firmware.sh is read only then.
+fw_keep() {
+	for fk_e in ${FW_SEEN:-}; do
+		h_of "$CONF/.firmware/${fk_e%%:*}"
+		case $H in "${fk_e##*:}") continue ;; esac
+		part firmware
+		firmware_keep
 		return 0
-		;;
-	esac
-	pi_base=
-	CAPTURED=
-	if [ -z "$LIVE_OK" ] || ! written_has "$1" "$LIVE_HASH"; then
-		# The live file is the firmware's: it is the base.
-		if ! set_base "$1" "$pi_live"; then
-			failed "$1" "could not save the base of $TPATH in state/base" "check that the data disk is writable and not full"
-			return 0
-		fi
-		pi_base=$STATE/base/$1
-		CAPTURED=yes
-		written_lines "$1"
-		if [ -n "$WL" ] && [ -n "$LIVE_OK" ]; then
-			# Something else (the firmware, its web GUI) wrote over ours.
-			DRIFTED="$DRIFTED $1"
-			case ${CAPTURE:-} in yes) capture_drift "$1" "$pi_live" ;; esac
-		fi
-	elif base_ok "$1"; then
-		pi_base=$STATE/base/$1
-	elif ! in_list "$SOURCES" "$1"; then
-		refuse "$1" "${FIRST:-$1}" "state/base/$1 is missing, so the firmware's own $TPATH is unknown; reboot the NAS (the firmware restores it) or delete state/written/$1" \
-			"reboot the NAS, or delete state/written/$1 to keep the live file as it is"
-		return 0
-	fi
-	hv "$PAUSED" "$1" && {
-		refuse "$1" "${FIRST:-$1}" "$(paused_reason "$1")" "look at conf.d/.captured/, then save conf.d/$1 again to apply it"
-		return 0
-	}
-	for pi_s in $SOURCES; do
-		if ! take_source "$pi_s" "$WORK/$pi_s.n"; then
-			refuse "$1" "$pi_s" "$REASON" "$TODO"
-			return 0
-		fi
 	done
-	if ! compose "$1" "$pi_base"; then
-		refuse "$1" "$CO_FILE" "$REASON" "$TODO; until then nothing of conf.d/$1, $1.add or $1.merge is applied (a target goes live whole or not at all)"
-		return 0
-	fi
-	fset_lines "$1" warning "$CO_WARNINGS"
-	if too_big "$(file_size "$WORK/$1.target")"; then
-		refuse "$1" "${FIRST:-$1}" "$TPATH would be over 1 MiB with conf.d/${SOURCES##* }; userscript keeps configuration files up to 1 MiB" "make conf.d/${SOURCES##* } smaller"
-		return 0
-	fi
-	md5 "$WORK/$1.target"
-	pi_wh=$MD5
-	WHS="$WHS $1:$pi_wh"
-	[ -z "$SOURCES" ] || SLOW="$SLOW $1:$pi_wh"
-	held_read "$1"
-	if [ -n "$HELD_HASH" ] && [ "$HELD_HASH" = "$pi_wh" ]; then
-		hold_back "$1"
-	elif [ -n "$LIVE_OK" ] && [ "$pi_wh" = "$LIVE_HASH" ]; then
-		keep_status "$1"
-	elif quick_recommit "$1" "$pi_wh"; then
-		return 0
-	elif empty_refused "$1"; then
-		return 0
-	elif validate "$1" "$WORK/$1.target"; then
-		add_out "$1"
-	fi
-}
-
-# quick_recommit NAME WANT: the newest committed generation holds exactly
-# WANT for NAME (a boot after the ROM was restored): it was validated and
-# proven when it was committed, so it goes live without a validator.
-quick_recommit() {
-	last_committed || return 1
-	gen_file_hash "$1" || return 1
-	case $GFH in "$2") ;; *) return 1 ;; esac
-	status_word "$1"
-	case $SW in
-	OK | "NOT VALIDATED")
-		fset "$1" status "$SW"
-		QUIET="$QUIET $1"
-		;;
-	*) fset "$1" status OK ;;
-	esac
-	add_out "$1"
 }
 
 # fset_lines NAME KEY LINES records one field a line of LINES.
@@ -264,69 +156,6 @@ add_out() {
 	[ -n "$SOURCES" ] || NOSRC="$NOSRC $1"
 }
 
-# empty_refused NAME refuses an empty target of a `nonempty` target (a
-# 0-byte smb.conf deletes every share: a failed copy, not a wish).
-empty_refused() {
-	[ "$TFLAGS" = nonempty ] && [ -n "$SOURCES" ] && ! [ -s "$WORK/$1.target" ] || return 1
-	refuse "$1" "${SOURCES##* }" "conf.d/${SOURCES##* } is empty (0 bytes): an empty $1 would delete everything it sets up, so it is not applied; a failed copy or a full disk leaves such a file. To empty it on purpose, put one comment line in it" \
-		"copy the whole file into conf.d/${SOURCES##* } again; $TPATH was not changed"
-}
-
-# keep_status NAME: the live file already is the target. It is marked
-# ours (or, without sources, the firmware's again); the status file is
-# left alone when it already says so, else validated again.
-keep_status() {
-	if [ -n "$CAPTURED" ] || [ -z "$SOURCES" ]; then
-		if [ -n "$SOURCES" ]; then
-			remember_written "$1" "$LIVE_HASH"
-		else
-			forget_written "$1"
-		fi
-	fi
-	status_word "$1"
-	case $SW in
-	OK | "NOT VALIDATED")
-		rp_drop "$1"
-		return 0
-		;;
-	esac
-	validate "$1" "$WORK/$1.target"
-}
-
-# hold_back NAME: the sources of NAME are held (rejected, interrupted or
-# rolled back). They are not applied; the content of the newest committed
-# generation holding NAME (else the firmware's file) is live instead.
-hold_back() {
-	if ! committed_content "$1"; then
-		failed "$1" "$REASON; the held sources are not applied and the live file was left as it is" "look at state/gen"
-		return 0
-	fi
-	hb_word=${HELD_WORD:-HELD}
-	hb_reason=$HELD_REASON
-	[ -n "$HELD_WORD" ] || hb_reason="rolled back; the live file is an earlier generation"
-	fset "$1" status "$hb_word"
-	fset "$1" reason "$hb_reason"
-	fset "$1" todo "edit conf.d/$1 and save it to apply it again, or delete it to return to the firmware's file"
-	if [ -n "$CC_FILE" ]; then
-		cp "$CC_FILE" "$WORK/$1.target"
-	else
-		: >"$WORK/$1.target"
-	fi
-	if [ -n "$LIVE_OK" ] && cmp -s "$WORK/$1.target" "$ROOT$TPATH"; then
-		status_word "$1"
-		[ "$SW" != "$hb_word" ] || rp_drop "$1"
-		return 0
-	fi
-	hb_what="generation $CC_ID"
-	[ "$CC_ID" != 0 ] || hb_what="the firmware's own file"
-	fset "$1" reason "$hb_reason; $hb_what is live again at this start"
-	md5 "$WORK/$1.target"
-	drop "$WHS" "$1"
-	WHS="$DROP $1:$MD5"
-	RESTORE="$RESTORE $1"
-	add_out "$1"
-}
-
 # plan_all plans every target with sources, and every target we manage.
 plan_all() {
 	OUTS=''
@@ -341,12 +170,32 @@ plan_all() {
 	QUIET=''
 	SLOW=''
 	FP_W=''
+	FW_SEEN=''
+	REBASED_NOW=''
+	RB_NOTED=''
 	for pa_n in $TARGETS; do
 		if in_list "$SRC" "$pa_n" || plain "$STATE/written/$pa_n"; then
-			quick_item "$pa_n" || plan_item "$pa_n"
+			quick_item "$pa_n" || {
+				part plan
+				plan_item "$pa_n"
+			}
+		else
+			firmware_seen "$pa_n"
 		fi
 	done
 	slow_wants
+}
+
+# firmware_seen NAME: the live file of NAME, a target nobody manages, is
+# the firmware's own (the look tells it, and its hash, up to 1 MiB).
+firmware_seen() {
+	profile_target "$1"
+	looked "$ROOT$TPATH" || return 0
+	case $LR_MODE in -*) ;; *) return 0 ;; esac
+	case $((${#LR_SIZE} > 7)) in 1) return 0 ;; esac
+	case $((LR_SIZE > MAX_SIZE)) in 1) return 0 ;; esac
+	h_of "$ROOT$TPATH"
+	fw_seen "$1" "$ROOT$TPATH" "$H"
 }
 
 # slow_wants adds the want lines of the targets plan_item composed: the
@@ -385,17 +234,6 @@ slow_wants() {
 	done
 }
 
-unknown() { # NAME
-	sources_of "$1"
-	rp_new "$1"
-	fset "$1" status UNKNOWN
-	fset "$1" file "conf.d/${SOURCES%% *}"
-	fset "$1" sources "$SOURCES"
-	fset "$1" reason "no such target in profile $PROFILE"
-	fset "$1" todo "name the file after a target of this device:$TARGETS (or NAME.add); nothing was applied"
-	log WARN "unknown target" name="$1" profile="$PROFILE"
-}
-
 # cmd_apply applies conf.d once: recovery of an interrupted transaction,
 # the plan, kernel tuning, the transaction, the status files. Exit 0 ok,
 # 1 a target FAILED (or an error), 3 a source was REFUSED, 75 the lock
@@ -405,24 +243,42 @@ cmd_apply() {
 	run_fresh
 	profile_load
 	APPLIED_QUICK=
+	COUNTED=
 	if apply_quick; then
 		APPLIED_QUICK=yes
 		return "$QUICK_RC"
 	fi
 	apply_begin || return $?
+	scan
+	WHY_STOPPED=
+	case ${START:-}$RESERVED_DISABLE$RESERVED_SAFE in ?*)
+		part wayout
+		stopped
+		case ${START:-}:$WHY_STOPPED in yes:) count_start ;; esac
+		;;
+	esac
+	case $WHY_STOPPED in
+	'')
+		apply_plan
+		names_report
+		;;
+	*)
+		QUIET=''
+		FP_W=''
+		stop_reports
+		;;
+	esac
+	apply_end
+}
+
+# apply_plan plans and applies: recovery of an interrupted transaction,
+# the plan, kernel tuning, the transaction.
+apply_plan() {
 	if newest_pending; then
 		part rollback
 		recover
 	fi
-	scan
 	plan_all
-	for ap_n in $UNK; do
-		unknown "$ap_n"
-	done
-	case $UNK_MORE in 0) ;; *)
-		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
-		;;
-	esac
 	# The services restart with the new kernel values in place.
 	case $TUNE in '') plain "$STATE/tuning.json" && tune_parts ;; *) tune_parts ;; esac
 	case $OUTS$RESTART_ANYWAY in ?*)
@@ -431,7 +287,21 @@ cmd_apply() {
 		transact apply 0
 		;;
 	esac
-	apply_end
+	fw_keep
+}
+
+# names_report writes the UNKNOWN reports (names.sh says which name was
+# meant) and removes the status files nobody needs any more.
+names_report() {
+	case $UNK in ?*) part names ;; esac
+	for ap_n in $UNK; do
+		unknown "$ap_n"
+	done
+	case $UNK_MORE in 0) ;; *)
+		log WARN "unknown targets: no status file for more than $UNK_MAX a time" count="$UNK_MORE" profile="$PROFILE"
+		;;
+	esac
+	sweep_statuses
 }
 
 # apply_begin checks the folders, reads the settings and takes the lock.
@@ -471,7 +341,7 @@ apply_end() {
 	FP_O=
 	for ae_n in $TARGETS $UNK; do
 		rp_has "$ae_n" || continue
-		if in_list "$QUIET" "$ae_n"; then
+		if in_list "$QUIET" "$ae_n" && ! in_list "${RB_NOTED:-}" "$ae_n"; then
 			# Put back as committed: the status file already says so,
 			# unless it went wrong.
 			render "$ae_n" no
@@ -491,6 +361,12 @@ apply_end() {
 		ae_out "$ae_n: $r_status"
 	done
 	case ${TXN_RAN:-} in yes) ;; *) G_CHANGED='' G_RESTARTED='' ;; esac
+	case ${COUNTED:-} in yes) starts_set 0 ;; esac
+	case ${START:-} in yes)
+		part doctor
+		doctor_write
+		;;
+	esac
 	log INFO "apply done" changed="${G_CHANGED:-}" restarted="${G_RESTARTED:-}"
 	log_flush
 	case $WORK_MADE in yes) rm -rf "$WORK" ;; esac

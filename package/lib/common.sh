@@ -129,11 +129,13 @@ looked() {
 # than letters, digits and . _ -.
 pvar() {
 	case $1 in
+	"$CONF"/.firmware/*) PVNS=FW && pv_n=${1#"$CONF"/.firmware/} ;;
 	"$CONF"/*) PVNS=C && pv_n=${1#"$CONF"/} ;;
 	"$WORK"/*) PVNS=K && pv_n=${1#"$WORK"/} ;;
 	"$STATE"/written/*) PVNS=W && pv_n=${1#"$STATE"/written/} ;;
 	"$STATE"/held/*) PVNS=H && pv_n=${1#"$STATE"/held/} ;;
 	"$STATE"/base/*) PVNS=B && pv_n=${1#"$STATE"/base/} ;;
+	"$STATE"/rebased/*) PVNS=RB && pv_n=${1#"$STATE"/rebased/} ;;
 	"$STATE"/out/*) PVNS=O && pv_n=${1#"$STATE"/out/} ;;
 	"$STATE"/gen/*/files/*)
 		pv_n=${1#"$STATE"/gen/}
@@ -222,7 +224,7 @@ plain() {
 touched() {
 	case ${TOUCHED:-} in *" $1 "*) ;; *) TOUCHED="${TOUCHED:- }$1 " ;; esac
 	case $1 in
-	"$STATE"/out/* | "$STATE"/lock.d/* | "$STATE"/log*) ;;
+	"$STATE"/out/* | "$STATE"/lock.d/* | "$STATE"/log* | "$STATE"/starts | "$STATE"/rebased/*) ;;
 	"$APP"/*) STATE_DIRTY=yes ;;
 	esac
 }

@@ -20,6 +20,9 @@
 #   history      list the generations
 #   rollback [N] return to generation N (0: the firmware's own files;
 #                none: the previous good one); the sources wait for an edit
+#   doctor       print the doctor's report and write conf.d/DOCTOR.txt
+#   uninstall    write conf.d/DISABLE, put back the firmware's files and
+#                the kernel's values, release every hold
 #   version      print the package version
 #   probe BIN    exit 0 when `BIN version` succeeds within 5 seconds
 #
@@ -67,7 +70,7 @@ part() {
 	PARTS="$PARTS$1 "
 }
 
-for p in common settings sources targets history quick apply; do
+for p in words common settings sources targets history quick apply; do
 	part "$p"
 done
 
@@ -237,6 +240,9 @@ main() {
 	case ${1:-} in apply | version | words) ;; *) parts ;; esac
 	case ${1:-} in
 	apply)
+		# A start (docs/FORMATS.md, "A way out"): counted in
+		# state/starts, and it writes conf.d/DOCTOR.txt.
+		START=yes
 		cmd_apply
 		ma_rc=$?
 		case $ma_rc in 75) ma_rc=1 ;; esac
@@ -249,6 +255,14 @@ main() {
 		exit "$ma_rc"
 		;;
 	history) cmd_history ;;
+	doctor)
+		part doctor
+		cmd_doctor
+		;;
+	uninstall)
+		part wayout
+		cmd_uninstall
+		;;
 	poll) cmd_poll ;;
 	stop) cmd_stop ;;
 	status) cmd_status ;;
@@ -257,7 +271,7 @@ main() {
 	version) cmd_version ;;
 	probe) cmd_probe "${2:-}" ;;
 	*)
-		echo "usage: engine.sh apply|poll|stop|running|status|words|history|rollback [N]|version|probe BIN" >&2
+		echo "usage: engine.sh apply|poll|stop|running|status|words|history|rollback [N]|doctor|uninstall|version|probe BIN" >&2
 		exit 2
 		;;
 	esac

@@ -23,7 +23,7 @@
 #     it (a boot after the ROM was restored), it is copied straight from
 #     state/gen (docs/FORMATS.md: committed content is neither validated
 #     nor journalled again). Anything else takes the full path
-#     (apply.sh plan_item).
+#     (plan.sh plan_item).
 #
 # state/applied is written at the end of an apply that ended clean (exit
 # 0 or 3, nothing paused), under the lock: the sources as the apply
@@ -72,7 +72,7 @@ look() {
 	done
 	set -f
 	# shellcheck disable=SC2086 # TPATHS and lk_gd are lists of paths without blanks
-	lk_out=$(ls -lniA -- $TPATHS "$APP" "$CONF" "$STATE" "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/gen" "$STATE/out" $lk_gd 2>/dev/null)
+	lk_out=$(ls -lniA -- $TPATHS "$APP" "$CONF" "$CONF/.firmware" "$STATE" "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/rebased" "$STATE/gen" "$STATE/out" $lk_gd 2>/dev/null)
 	lk_ifs=$IFS
 	IFS=$NL
 	# A conf.d of thousands of stray names is not looked at name by name
@@ -161,7 +161,7 @@ look() {
 	# A folder the look was given but found missing holds nothing; a
 	# target it was given and did not show is not there.
 	lk_known T
-	for lk_p in "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/gen" "$STATE/out"; do
+	for lk_p in "$CONF/.firmware" "$STATE/written" "$STATE/held" "$STATE/base" "$STATE/rebased" "$STATE/gen" "$STATE/out"; do
 		looked "$lk_p" || continue
 		case $LR_MODE in '') pvar "$lk_p/x" && lk_known "$PVNS" ;; esac
 	done
@@ -195,6 +195,7 @@ quick_look() {
 			qk_hash "$CONF/$qk_s" source
 		done
 		qk_hash "$STATE/base/$qk_n"
+		qk_hash "$CONF/.firmware/$qk_n"
 	done
 	for qk_s in $TUNING_FILES; do
 		qk_hash "$CONF/$qk_s" source
@@ -394,6 +395,13 @@ apply_quick() {
 	QUICK_RC=
 	SV_W=$NL
 	quick_look || return 1
+	# A start after one that did not end is counted (wayout.sh).
+	case ${START:-} in yes)
+		if looked "$STATE/starts"; then
+			case $LR_MODE in ?*) return 1 ;; esac
+		fi
+		;;
+	esac
 	fp_read || return 1
 	case $QUICK in yes) ;; *) return 1 ;; esac
 	case $FP_S$FP_T$FP_R in "$SV") ;; *) return 1 ;; esac
@@ -499,6 +507,13 @@ quick_item() {
 	case $LIVE_HASH in ?*) case " $WL " in *" $LIVE_HASH "*) qi_ours=yes ;; esac ;; esac
 	h_of "$STATE/base/$1"
 	qi_stored=$H
+	# The firmware's file changed under the sources, or did before and
+	# the note stays (firmware.sh): planned in full.
+	looked "$STATE/rebased/$1" || return 1
+	case $LR_MODE in ?*) return 1 ;; esac
+	case $qi_ours:$LIVE_OK:$qi_stored in
+	:yes:?*) case $qi_stored in "$LIVE_HASH") ;; *) return 1 ;; esac ;;
+	esac
 	case $qi_ours:$qi_stored in
 	yes:) return 1 ;;
 	yes:*) qi_base=$qi_stored ;;
@@ -565,6 +580,7 @@ quick_base() {
 	"$qi_base") ;;
 	*) set_base "$1" "$qi_live" || return 1 ;;
 	esac
+	case $LIVE_OK in yes) fw_seen "$1" "$STATE/base/$1" "$LIVE_HASH" ;; esac
 	case $WL:$LIVE_OK in
 	?*:yes)
 		DRIFTED="$DRIFTED $1"

@@ -187,7 +187,9 @@ listening() {
 	set +f
 	IFS=$li_ifs
 	for li_f in "$ROOT/proc/net/tcp" "$ROOT/proc/net/tcp6"; do
-		[ -f "$li_f" ] || continue
+		# (read, not `[`: a process of its own before BusyBox 1.2; not `:`,
+		# whose failed redirection would end the shell)
+		{ read -r li_sl <"$li_f"; } 2>/dev/null || continue
 		# shellcheck disable=SC2034 # sl is the row number
 		while read -r li_sl li_local _ li_st _; do
 			case $li_st in 0A) ;; *) continue ;; esac

@@ -11,7 +11,14 @@ ignored() {
 	case $1 in
 	.* | '~$'* | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp] | *.[Ss][Ww][Xx] | *'~' | *.status | README* | examples) return 0 ;;
 	esac
-	return 1
+	# What Windows Explorer leaves, and the reserved names but the two
+	# that stop an apply (DISABLE, SAFE-MODE: scan looks for those):
+	# words.sh, generated from the Go engine's lists.
+	dropping "$1" && return 0
+	reserved "$1" || return 1
+	is_disable "$1" && return 1
+	is_safe_mode "$1" && return 1
+	return 0
 }
 
 # safe_name NAME: letters, digits and . _ - only, not starting with - or .
@@ -47,6 +54,10 @@ scan() {
 	sc_odd=0
 	sc_bad=0
 	NAMES=' '
+	RESERVED_DISABLE=
+	RESERVED_SAFE=
+	ODD=
+	ODD_N=0
 	# Without a `[` or a subshell in the loop (each is a process on
 	# BusyBox 1.00): ten thousand names cost seconds, not minutes.
 	for sc_f in "$CONF"/*; do
@@ -56,8 +67,19 @@ scan() {
 		# device) is kept: take_source says so in its status.
 		case $sc_n in '*') [ -e "$sc_f" ] || [ -L "$sc_f" ] || continue ;; esac
 		ignored "$sc_n" && continue
+		# The reserved names that stop an apply (wayout.sh).
+		if is_disable "$sc_n"; then
+			case $RESERVED_DISABLE in '') RESERVED_DISABLE=$sc_n ;; esac
+			continue
+		fi
+		if is_safe_mode "$sc_n"; then
+			RESERVED_SAFE=$sc_n
+			continue
+		fi
 		if ! safe_name "$sc_n"; then
+			# DOCTOR.txt lists the first UNK_MAX of them.
 			sc_odd=$((sc_odd + 1))
+			case $((sc_odd > UNK_MAX)) in 0) ODD="$ODD$sc_n$NL" ;; esac
 			continue
 		fi
 		case $sc_n in
@@ -123,6 +145,39 @@ scan() {
 		log WARN "ignored more files in conf.d that no target can be named after" count="$((sc_bad - UNK_MAX))"
 		;;
 	esac
+}
+
+# sweep_statuses removes the status files nobody needs any more: an
+# UNKNOWN status whose file is gone, and any status of a reserved name.
+# A target's or a tuning file's status stays, even when its sources are
+# gone (it says the firmware's file is back). Only a status of another
+# name is read (its first line, in the shell).
+sweep_statuses() {
+	for ss_f in "$CONF"/*.status; do
+		ss_n=${ss_f##*/}
+		ss_n=${ss_n%.status}
+		is_target "$ss_n" && continue
+		case $ss_n in
+		'*') continue ;;
+		sysctl | tuning) continue ;;
+		esac
+		if ! reserved "$ss_n"; then
+			in_list "$UNK" "$ss_n" && continue
+			for ss_s in "$ss_n" "$ss_n.add" "$ss_n.merge"; do
+				if looked "$CONF/$ss_s"; then
+					case $LR_MODE in ?*) continue 2 ;; esac
+				elif [ -e "$CONF/$ss_s" ] || [ -L "$CONF/$ss_s" ]; then
+					continue 2
+				fi
+			done
+			plain "$ss_f" || continue
+			ss_w=
+			{ IFS= read -r ss_w <"$ss_f"; } 2>/dev/null
+			case $ss_w in "status: $W_UNKNOWN"*) ;; *) continue ;; esac
+		fi
+		touched "$ss_f"
+		rm -f "$ss_f" && log INFO "removed the status of a file that is gone" status="${ss_f##*/}"
+	done
 }
 
 # sources_of NAME sets SOURCES to NAME NAME.add NAME.merge, those present.
@@ -200,11 +255,32 @@ take_source() {
 	fi
 	# shellcheck disable=SC2094 # both only read it
 	if ! tr -d '\000' <"$2.raw" | cmp -s - "$2.raw"; then
-		REASON="conf.d/$1: holds NUL bytes; it is not a text file"
-		TODO="save conf.d/$1 as plain text"
+		nul_reason "$1" "$2.raw"
 		return 1
 	fi
 	normalise "$2.raw" "$2"
+}
+
+# nul_reason NAME RAW sets REASON and TODO for a source holding NUL bytes:
+# Notepad's "Unicode" (UTF-16 with a byte order mark, FF FE or FE FF),
+# which the sh engine cannot convert, or no text at all. The marks are
+# mapped to printable bytes a `case` can test.
+nul_reason() {
+	nr_first=
+	tr '\000\376\377' '_<>' <"$2" >"$2.mark" 2>/dev/null
+	{ IFS= read -r nr_first <"$2.mark"; } 2>/dev/null
+	rm -f "$2.mark"
+	case $nr_first in
+	'><'*) nr_enc="UTF-16 LE" ;;
+	'<>'*) nr_enc="UTF-16 BE" ;;
+	*)
+		REASON="conf.d/$1: holds NUL bytes; it is not a text file (saved as Unicode without a mark? in Notepad use Save As → Encoding: UTF-8)"
+		TODO="save conf.d/$1 as plain text (UTF-8) and save it again"
+		return 0
+		;;
+	esac
+	REASON="conf.d/$1: saved as Unicode ($nr_enc): in Notepad use Save As → Encoding: UTF-8"
+	TODO="open conf.d/$1 in Notepad, use Save As with Encoding: UTF-8 and save it over the file; this device cannot convert it"
 }
 
 # ls_fields PATH sets LS_MODE, LS_LINKS and LS_SIZE from `ls -lnd` (the
@@ -247,9 +323,17 @@ set_base() {
 	else
 		: >"$STATE/base/$1.tmp" || return 1
 	fi
-	if base_ok "$1" && cmp -s "$STATE/base/$1.tmp" "$STATE/base/$1"; then
-		rm -f "$STATE/base/$1.tmp"
-		return 0
+	if base_ok "$1"; then
+		if cmp -s "$STATE/base/$1.tmp" "$STATE/base/$1"; then
+			rm -f "$STATE/base/$1.tmp"
+			return 0
+		fi
+		# The firmware's own file changed (firmware.sh): the old one is
+		# kept for the note and the diff.
+		case $LIVE_OK in yes)
+			need_work && cp "$STATE/base/$1" "$WORK/$1.oldbase" && REBASED_NOW="${REBASED_NOW:-} $1"
+			;;
+		esac
 	fi
 	put_file "$STATE/base/$1.tmp" "$STATE/base/$1" || return 1
 	log INFO "base captured" target="$1" md5="${LIVE_HASH:-none}"

@@ -311,6 +311,12 @@ refuse() { # NAME FILE REASON TODO
 	fset "$1" file "conf.d/$2"
 	fset "$1" reason "$3"
 	fset "$1" todo "$4"
+	case $3 in 'line '[0-9]*': '* | *'conf.d/'*' line '[0-9]*':'*)
+		part offending
+		offending "$1" "$3"
+		fset "$1" line "$OFF"
+		;;
+	esac
 	log WARN "refused" target="$1" file="conf.d/$2" reason="$3"
 }
 
@@ -334,6 +340,7 @@ render() {
 	r_reason=
 	r_todo=
 	r_gen=
+	r_line=
 	r_more=
 	rp_get "$1"
 	set -f
@@ -350,6 +357,7 @@ render() {
 		validated) r_validated=$r_v ;;
 		reason) r_reason=$r_v ;;
 		todo) r_todo=$r_v ;;
+		line) r_line=$r_v ;;
 		generation) r_gen=$r_v ;;
 		esac
 	done
@@ -360,7 +368,8 @@ render() {
 	line sources "$r_sources"
 	line validated "$r_validated"
 	line reason "$r_reason"
-	for r_kind in warning note setting; do
+	line line "$r_line"
+	for r_kind in warning note setting diff; do
 		for r_l in $RPV; do
 			case $r_l in "$r_kind "*) line "$r_kind" "${r_l#* }" ;; esac
 		done
