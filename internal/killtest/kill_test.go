@@ -189,10 +189,12 @@ func testKillsWith(t *testing.T, sh bool, bb string, n int) {
 		if d.live(smbConf) != smb || d.live(exports) != romExp+exp {
 			t.Fatalf("run %d: the apply after a kill did not converge:\n%s\n%s", run, d.live(smbConf), d.live(exports))
 		}
-		if !sh && run%5 == 0 {
+		if !sh && run%5 == 0 && run < n {
 			// Kill a rollback too: afterwards the files are the
 			// generation before or after it, and apply brings ours back
-			// only once the source is edited (it is held).
+			// only once the source is edited (it is held). Not in the
+			// last run: the staging file a killed write leaves goes with
+			// the next write of that target, which the next run makes.
 			d.killAfter(time.Duration(rng.IntN(60000))*time.Microsecond, "rollback")
 			if _, err := d.cmd("history").CombinedOutput(); err != nil {
 				t.Fatalf("run %d: history unreadable after a killed rollback", run)
