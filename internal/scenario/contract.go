@@ -67,12 +67,20 @@ func (w *World) Final() map[string]string {
 			return nil
 		})
 	}
-	// The fake daemon's port and name are the world's own.
 	for k, v := range m {
-		v = strings.ReplaceAll(v, w.Root, "$ROOT")
-		m[k] = strings.ReplaceAll(strings.ReplaceAll(v, w.Proc, "$PROC"), strconv.Itoa(w.Port), "$PORT")
+		m[k] = w.mask(v)
 	}
 	return m
+}
+
+// mask puts $ROOT, $PROC and $PORT for the world's own root, fake daemon
+// name and port; the name and port only where they stand as words, never
+// inside a hash (port 45181 in "045181a3…" made two equal hashes differ).
+func (w *World) mask(v string) string {
+	proc := regexp.MustCompile(`\b` + regexp.QuoteMeta(w.Proc) + `\b`)
+	port := regexp.MustCompile(`\b` + strconv.Itoa(w.Port) + `\b`)
+	v = strings.ReplaceAll(v, w.Root, "$ROOT")
+	return port.ReplaceAllLiteralString(proc.ReplaceAllLiteralString(v, "$PROC"), "$PORT")
 }
 
 var reTime = regexp.MustCompile(`"time": "[^"]*",`)
