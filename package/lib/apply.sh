@@ -156,8 +156,9 @@ add_out() {
 	[ -n "$SOURCES" ] || NOSRC="$NOSRC $1"
 }
 
-# plan_all plans every target with sources, and every target we manage.
-plan_all() {
+# plan_reset empties what a plan of the targets fills in (plan_all,
+# rollback).
+plan_reset() {
 	OUTS=''
 	NOSRC=''
 	LIVEOK=''
@@ -170,6 +171,11 @@ plan_all() {
 	QUIET=''
 	SLOW=''
 	FP_W=''
+}
+
+# plan_all plans every target with sources, and every target we manage.
+plan_all() {
+	plan_reset
 	FW_SEEN=''
 	REBASED_NOW=''
 	RB_NOTED=''

@@ -144,18 +144,7 @@ rollback_to() {
 	rt_reason="rolled back to generation $1"
 	[ "$1" -gt 0 ] || rt_reason="rolled back to the firmware's own file"
 	scan
-	OUTS=''
-	NOSRC=''
-	LIVEOK=''
-	RESTORE=''
-	LHS=''
-	WHS=''
-	DRIFTED=''
-	TSRC=''
-	TPREV=''
-	QUIET=''
-	SLOW=''
-	FP_W=''
+	plan_reset
 	for rt_n in $TARGETS; do
 		rollback_item "$rt_n" "$1" "$rt_reason" || return 1
 	done
