@@ -22,7 +22,8 @@
 #   restart    the processes of the three restart scripts themselves
 #              (their shell and what it runs): the floor of boot_procs
 #
-# The engine runs with a PATH holding only the applets of DESIGN.md; no
+# The engine runs with a PATH holding only the allowed applets
+# (internal/firmsim AllowedApplets); no
 # validator is installed (full_procs would add testparm's and
 # proftpd's own processes).
 #

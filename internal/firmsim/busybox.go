@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
+
+	"github.com/nas-userscript/userscript/internal/needtool"
 )
 
 // OldBusyBoxTags are the old BusyBox builds the sh engine is tested
-// under, besides Debian's (DESIGN.md): 2005-2007 releases, as on the
+// under, besides Debian's: 2005-2007 releases, as on the
 // firmware of the devices it is for.
 var OldBusyBoxTags = []string{"1_00", "1_2_0", "1_7_2"}
 
@@ -59,4 +62,21 @@ func BusyBoxes() (bbs []BusyBox, missing map[string]string) {
 		bbs = append(bbs, BusyBox{Tag: tag, Path: p})
 	}
 	return bbs, missing
+}
+
+// EachBusyBox runs f for every BusyBox of the matrix (Debian's and the
+// old ones), in parallel; a missing old one is a visible skip (a failure
+// when OldBusyBoxRequired).
+func EachBusyBox(t *testing.T, f func(t *testing.T, bb string)) {
+	needtool.Tool(t, "busybox")
+	bbs, missing := BusyBoxes()
+	for _, bb := range bbs {
+		t.Run(bb.Tag, func(t *testing.T) {
+			t.Parallel()
+			f(t, bb.Path)
+		})
+	}
+	for tag, why := range missing {
+		t.Run(tag, func(t *testing.T) { needtool.Optional(t, why, OldBusyBoxRequired()) })
+	}
 }

@@ -19,19 +19,7 @@ import (
 // eachBusyBox runs f for every BusyBox of the matrix (Debian's and the
 // old ones), in parallel; a missing one is a visible skip (a failure
 // under CI=true).
-func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) {
-	need(t, "busybox")
-	bbs, missing := firmsim.BusyBoxes()
-	for _, bb := range bbs {
-		t.Run(bb.Tag, func(t *testing.T) {
-			t.Parallel()
-			f(t, bb.Path)
-		})
-	}
-	for tag, why := range missing {
-		t.Run(tag, func(t *testing.T) { needtool.Optional(t, why, firmsim.OldBusyBoxRequired()) })
-	}
-}
+func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) { firmsim.EachBusyBox(t, f) }
 
 // hang is how long an init command may take before it counts as hung:
 // far more than any of them needs, even on a loaded machine.

@@ -14,19 +14,7 @@ import (
 
 // eachBusyBox runs f for every BusyBox of the matrix, in parallel; a
 // missing one is a visible skip (a failure under CI=true).
-func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) {
-	needTool(t, "busybox")
-	bbs, missing := firmsim.BusyBoxes()
-	for _, bb := range bbs {
-		t.Run(bb.Tag, func(t *testing.T) {
-			t.Parallel()
-			f(t, bb.Path)
-		})
-	}
-	for tag, why := range missing {
-		t.Run(tag, func(t *testing.T) { skipMissing(t, why) })
-	}
-}
+func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) { firmsim.EachBusyBox(t, f) }
 
 // Defect 8: `grep -i -F` is case-sensitive in BusyBox up to 1.10. A
 // validator warning that names a parameter in other case than the
