@@ -351,14 +351,14 @@ apply_end() {
 			# Put back as committed: the status file already says so,
 			# unless it went wrong.
 			render "$ae_n" no
-			case $r_status in OK | "NOT VALIDATED") continue ;; esac
+			case $r_status in "$W_OK" | "$W_NOT_VALIDATED") continue ;; esac
 		fi
 		write_status "$ae_n"
 		ae_out "$ae_n: $r_status"
 		case $r_status:${TX_REJECTED:-}:$ae_rc in
-		FAILED:*) ae_rc=1 ;;
-		REJECTED:?*:*) ae_rc=1 ;;
-		REFUSED:*:0) ae_rc=3 ;;
+		"$W_FAILED":*) ae_rc=1 ;;
+		"$W_REJECTED":?*:*) ae_rc=1 ;;
+		"$W_REFUSED":*:0) ae_rc=3 ;;
 		esac
 	done
 	for ae_n in $TUNING_FILES; do
@@ -404,7 +404,7 @@ disk_trouble() {
 		case $dt_n in *.add | *.merge) continue ;; esac
 		is_target "$dt_n" || continue
 		{
-			echo "status: FAILED$CR"
+			echo "status: $W_FAILED$CR"
 			echo "file: conf.d/$dt_n$CR"
 			echo "reason: $1: nothing was applied, the firmware's own file is live$CR"
 			echo "$CR"

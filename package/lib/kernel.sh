@@ -162,7 +162,7 @@ tune_row() {
 }
 
 tune_failed() { # FILE
-	fset "${1%.conf}" status FAILED
+	fset "${1%.conf}" status "$W_FAILED"
 	case " $TU_FAILED " in *" $1 "*) ;; *) TU_FAILED="$TU_FAILED $1" ;; esac
 }
 

@@ -136,11 +136,11 @@ quick_recommit() {
 	case $GFH in "$2") ;; *) return 1 ;; esac
 	status_word "$1"
 	case $SW in
-	OK | "NOT VALIDATED")
+	"$W_OK" | "$W_NOT_VALIDATED")
 		fset "$1" status "$SW"
 		QUIET="$QUIET $1"
 		;;
-	*) fset "$1" status OK ;;
+	*) fset "$1" status "$W_OK" ;;
 	esac
 	add_out "$1"
 }
@@ -167,7 +167,7 @@ keep_status() {
 	status_word "$1"
 	case $SW:" ${RB_NOTED:-} " in
 	*" $1 "*) ;;
-	OK:* | "NOT VALIDATED:"*)
+	"$W_OK":* | "$W_NOT_VALIDATED":*)
 		rp_drop "$1"
 		return 0
 		;;
@@ -183,7 +183,7 @@ hold_back() {
 		failed "$1" "$REASON; the held sources are not applied and the live file was left as it is" "look at state/gen"
 		return 0
 	fi
-	hb_word=${HELD_WORD:-HELD}
+	hb_word=${HELD_WORD:-$W_HELD}
 	hb_reason=$HELD_REASON
 	[ -n "$HELD_WORD" ] || hb_reason="rolled back; the live file is an earlier generation"
 	fset "$1" status "$hb_word"

@@ -531,7 +531,7 @@ quick_item() {
 	case $LIVE_OK:$LIVE_HASH in
 	yes:"$qi_want")
 		status_word "$1"
-		case $SW in OK | "NOT VALIDATED") ;; *) return 1 ;; esac
+		case $SW in "$W_OK" | "$W_NOT_VALIDATED") ;; *) return 1 ;; esac
 		quick_base "$1" || return 1
 		case $qi_ours in '') remember_written "$1" "$LIVE_HASH" ;; esac
 		want_line "$1" "$qi_want" "$QK"
@@ -547,11 +547,11 @@ quick_item() {
 	report_start "$1"
 	status_word "$1"
 	case $SW in
-	OK | "NOT VALIDATED")
+	"$W_OK" | "$W_NOT_VALIDATED")
 		fset "$1" status "$SW"
 		QUIET="$QUIET $1"
 		;;
-	*) fset "$1" status OK ;;
+	*) fset "$1" status "$W_OK" ;;
 	esac
 	want_line "$1" "$qi_want" "$QK"
 	WHS="$WHS $1:$qi_want"

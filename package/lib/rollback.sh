@@ -48,7 +48,7 @@ recover() {
 		profile_target "$rc_n" || continue
 		[ "$TSVC" = - ] || in_list "$RESTART_ANYWAY" "$TSVC" || RESTART_ANYWAY="$RESTART_ANYWAY $TSVC"
 		if [ -n "$rc_again" ] && [ "$rc_kind" = apply ] && hv "$rc_files" "$rc_n"; then
-			held_set "$rc_n" "$HV" REJECTED "generations $rc_prev and $rc_id, the same change, were both interrupted before their services proved healthy: it is not tried again"
+			held_set "$rc_n" "$HV" "$W_REJECTED" "generations $rc_prev and $rc_id, the same change, were both interrupted before their services proved healthy: it is not tried again"
 		fi
 	done
 	log WARN "recover: undid an interrupted generation" generation="$rc_id" held="${rc_again:-no}"
@@ -188,7 +188,7 @@ rollback_item() {
 	# The sources as they would apply now are held, unless they give
 	# exactly what is rolled back to.
 	if [ -n "$SOURCES" ] && plan_want "$1" && [ "$PW_HASH" != "$ri_wh" ]; then
-		held_set "$1" "$PW_HASH" HELD "$3"
+		held_set "$1" "$PW_HASH" "$W_HELD" "$3"
 	fi
 	LIVE_OK=
 	LIVE_HASH=
@@ -204,7 +204,7 @@ rollback_item() {
 	fi
 	cp "$ri_want" "$WORK/$1.target"
 	WHS="$WHS $1:$ri_wh"
-	fset "$1" status HELD
+	fset "$1" status "$W_HELD"
 	fset "$1" reason "$3"
 	fset "$1" todo "edit conf.d/$1 and save it to apply it again"
 	RESTORE="$RESTORE $1"

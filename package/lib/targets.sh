@@ -307,7 +307,7 @@ one_line() {
 }
 
 refuse() { # NAME FILE REASON TODO
-	fset "$1" status REFUSED
+	fset "$1" status "$W_REFUSED"
 	fset "$1" file "conf.d/$2"
 	fset "$1" reason "$3"
 	fset "$1" todo "$4"
@@ -321,7 +321,7 @@ refuse() { # NAME FILE REASON TODO
 }
 
 failed() { # NAME REASON TODO
-	fset "$1" status FAILED
+	fset "$1" status "$W_FAILED"
 	fset "$1" reason "$2"
 	fset "$1" todo "$3"
 	log ERROR "failed" target="$1" reason="$2"

@@ -117,7 +117,7 @@ write_all() {
 			failed "$wa_n" "could not write $TPATH" "the live file was not changed; check the device's free space and permissions, then save the source again"
 			for wa_w in $WRITTEN; do
 				put_back "$wa_w"
-				fset "$wa_w" status FAILED
+				fset "$wa_w" status "$W_FAILED"
 				fset "$wa_w" reason "not applied: $TPATH could not be written, and the files of one change go live together"
 			done
 			G_RESULT=failed
@@ -221,19 +221,19 @@ reject() {
 		put_back "$rj_n"
 		sources_of "$rj_n"
 		rj_reason="applied, but $2; the previous file was put back"
-		fset "$rj_n" status REJECTED
+		fset "$rj_n" status "$W_REJECTED"
 		fset "$rj_n" reason "$rj_reason"
 		fset "$rj_n" todo "fix conf.d/${SOURCES##* } and save it again; it is not applied again until it changes"
 		if ! in_list "$RESTORE" "$rj_n"; then
 			hv "$WHS" "$rj_n"
-			held_set "$rj_n" "$HV" REJECTED "$rj_reason"
+			held_set "$rj_n" "$HV" "$W_REJECTED" "$rj_reason"
 		fi
 		G_REJECTED="$G_REJECTED${G_REJECTED:+ }$rj_n"
 		log WARN "rejected" target="$rj_n" service="$1" why="$2"
 	done
 	restart_svc "$1" && return 0
 	for rj_n in $rj_mine; do
-		fset "$rj_n" status FAILED
+		fset "$rj_n" status "$W_FAILED"
 		fset "$rj_n" reason "$rj_reason, but restarting $1 with it failed too: $X_WHY"
 		fset "$rj_n" todo "look at the service's own log and at state/out/$1.log"
 	done

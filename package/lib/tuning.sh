@@ -58,7 +58,7 @@ tune_source() {
 	*)
 		for tsr_s in $SOURCES; do
 			rp_drop "$tsr_sn"
-			fset "$tsr_sn" status REFUSED
+			fset "$tsr_sn" status "$W_REFUSED"
 			fset "$tsr_sn" file "conf.d/$tsr_s"
 			fset "$tsr_sn" reason "conf.d/$tsr_s: $1 takes the whole file, not .add or .merge"
 		done
@@ -66,11 +66,11 @@ tune_source() {
 		;;
 	esac
 	TU_REPORTS="$TU_REPORTS $1"
-	fset "$tsr_sn" status OK
+	fset "$tsr_sn" status "$W_OK"
 	fset "$tsr_sn" file "conf.d/$1"
 	fset "$tsr_sn" sources "$1"
 	if ! take_source "$1" "$WORK/$1.n"; then
-		fset "$tsr_sn" status REFUSED
+		fset "$tsr_sn" status "$W_REFUSED"
 		fset "$tsr_sn" reason "$REASON"
 		log WARN "refused" file="conf.d/$1" reason="$REASON"
 		return 0

@@ -13,14 +13,14 @@ validate() {
 	proftpd) validate_proftpd "$1" "$2" ;;
 	exports) validate_exports "$1" "$2" ;;
 	*)
-		fset "$1" status "NOT VALIDATED"
+		fset "$1" status "$W_NOT_VALIDATED"
 		fset "$1" reason "not validated: the profile names no validator for $1"
 		;;
 	esac
 }
 
 not_found() { # NAME TOOL
-	fset "$1" status "NOT VALIDATED"
+	fset "$1" status "$W_NOT_VALIDATED"
 	fset "$1" reason "not validated: $2 not found"
 	log INFO "not validated" target="$1" reason="$2 not found"
 }
@@ -45,7 +45,7 @@ validate_testparm() {
 		elif [ -n "$vt_dir" ]; then
 			# Not the file's fault: this host lacks Samba's folders (the Go
 			# engine says the same).
-			fset "$1" status "NOT VALIDATED"
+			fset "$1" status "$W_NOT_VALIDATED"
 			fset "$1" reason "not validated: testparm cannot run on this host: $vt_dir"
 			return 0
 		else
@@ -59,7 +59,7 @@ validate_testparm() {
 		refuse "$1" "$FIRST" "testparm -s warns about it and strict = true in userscript.toml" "fix the lines the warnings name, or set strict = false"
 		return 1
 	fi
-	fset "$1" status OK
+	fset "$1" status "$W_OK"
 	fset "$1" validated "testparm -s"
 }
 
@@ -129,7 +129,7 @@ validate_proftpd() {
 		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
 		return 1
 	fi
-	fset "$1" status OK
+	fset "$1" status "$W_OK"
 	fset "$1" validated "proftpd -t"
 }
 
@@ -145,6 +145,6 @@ validate_exports() {
 			return 1
 		fi
 	fi
-	fset "$1" status "NOT VALIDATED"
+	fset "$1" status "$W_NOT_VALIDATED"
 	fset "$1" reason "not validated: the sh engine cannot check exports (it only checked that each entry starts with a path)"
 }
