@@ -48,6 +48,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 	if err := e.recover(); err != nil {
 		return nil, err
 	}
+	e.sweepTornTargets()
 	plan, err := e.Plan(true)
 	if err != nil {
 		return nil, err

@@ -113,3 +113,29 @@ func TestDataDiskFull(t *testing.T) {
 		t.Errorf("after a reboot on a full disk live = %q, want the committed content", got)
 	}
 }
+
+// A write killed half-way (a power cut, SIGKILL during a rollback) leaves
+// its hidden staging file beside the target; a write of that target
+// removes it, and an apply that writes nothing removes it too (the kill
+// loop found one left after its last run).
+func TestTornTargetStagingSwept(t *testing.T) {
+	f := newFixture(t)
+	f.put(t, "etc/c.conf", "rom\n")
+	f.source(t, "c.conf", "mine\n")
+	if _, err := f.eng.Apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(f.root, "etc", ".c.conf.userscript-1234")
+	other := filepath.Join(f.root, "etc", ".d.conf.userscript-1234")
+	os.WriteFile(torn, []byte("mi"), 0o644)
+	os.WriteFile(other, []byte("not ours to judge"), 0o644)
+	if _, err := f.eng.Apply(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(torn); err == nil {
+		t.Errorf("the torn staging file of c.conf was left: %s", torn)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a staging name of no target was removed: %v", err)
+	}
+}

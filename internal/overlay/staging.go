@@ -42,3 +42,21 @@ func (e *Engine) sweepStaging() {
 		}
 	}
 }
+
+// sweepTornTargets removes what writes of targets killed half-way (a
+// power cut, SIGKILL during a rollback) left beside them: the hidden
+// staging files .BASE.userscript-* (either engine's). A write of a target
+// removes its own; this catches the targets nothing has written since.
+// Only under the apply lock: no other write is under way.
+func (e *Engine) sweepTornTargets() {
+	for _, t := range e.Profile.Targets {
+		live := e.Sys.Root(t.Path)
+		dir, prefix := filepath.Dir(live), "."+filepath.Base(live)+".userscript-"
+		entries, _ := e.Sys.ReadDir(dir)
+		for _, ent := range entries {
+			if strings.HasPrefix(ent.Name(), prefix) && ent.Type().IsRegular() {
+				e.Sys.Remove(filepath.Join(dir, ent.Name()))
+			}
+		}
+	}
+}
