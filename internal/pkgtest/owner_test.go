@@ -132,15 +132,7 @@ func TestInitDoctorUninstall(t *testing.T) {
 // a package installed over the running one goes through (bin/userscript
 // is not busy), and init stop still finds and stops the daemon.
 func TestUpgradeThroughInit(t *testing.T) {
-	need(t, "busybox")
-	n, err := firmsim.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := dist(t, "amd64")
-	if err := n.Install(pkg); err != nil {
-		t.Fatal(err)
-	}
+	n, pkg := installedNAS(t)
 	t.Cleanup(func() { n.Shutdown() })
 	app := n.AppDir("userscript")
 	writeFile(t, filepath.Join(app, "userscript.toml"), daemonSettings)

@@ -56,15 +56,7 @@ func TestUpgradeKeepsOwnersFiles(t *testing.T) {
 // from a copy (state/run/userscript, as init is to run it), and that copy
 // finds its app dir on its own.
 func TestUpgradeWhileGoEngineRuns(t *testing.T) {
-	need(t, "busybox")
-	n, err := firmsim.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := dist(t, "amd64")
-	if err := n.Install(pkg); err != nil {
-		t.Fatal(err)
-	}
+	n, pkg := installedNAS(t)
 	app := n.AppDir("userscript")
 	writeFile(t, filepath.Join(app, "userscript.toml"), daemonSettings)
 	bin := filepath.Join(app, "bin", "userscript")
@@ -114,4 +106,20 @@ func startDaemon(t *testing.T, n *firmsim.NAS, prog string, env ...string) (stop
 		<-done
 		os.Remove(pidFile)
 	}
+}
+
+// installedNAS is a simulated NAS with the amd64 package installed; pkg
+// is that package, to install again.
+func installedNAS(t *testing.T) (n *firmsim.NAS, pkg string) {
+	t.Helper()
+	need(t, "busybox")
+	n, err := firmsim.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg = dist(t, "amd64")
+	if err := n.Install(pkg); err != nil {
+		t.Fatal(err)
+	}
+	return n, pkg
 }
