@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,12 +50,17 @@ func (e *Engine) sweepStaging() {
 // removes its own; this catches the targets nothing has written since.
 // Only under the apply lock: no other write is under way.
 func (e *Engine) sweepTornTargets() {
+	prefixes := map[string][]string{} // folder → ".BASE.userscript-" of its targets
 	for _, t := range e.Profile.Targets {
 		live := e.Sys.Root(t.Path)
-		dir, prefix := filepath.Dir(live), "."+filepath.Base(live)+".userscript-"
+		dir := filepath.Dir(live)
+		prefixes[dir] = append(prefixes[dir], "."+filepath.Base(live)+".userscript-")
+	}
+	for dir, ps := range prefixes {
 		entries, _ := e.Sys.ReadDir(dir)
 		for _, ent := range entries {
-			if strings.HasPrefix(ent.Name(), prefix) && ent.Type().IsRegular() {
+			torn := slices.ContainsFunc(ps, func(p string) bool { return strings.HasPrefix(ent.Name(), p) })
+			if torn && ent.Type().IsRegular() {
 				e.Sys.Remove(filepath.Join(dir, ent.Name()))
 			}
 		}
