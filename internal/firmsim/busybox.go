@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nas-userscript/userscript/internal/needtool"
@@ -59,9 +61,45 @@ func BusyBoxes() (bbs []BusyBox, missing map[string]string) {
 			missing[tag] = fmt.Sprintf("old BusyBox %s not found at %s (set USERSCRIPT_BUSYBOX_OLD to the folder holding %s/busybox)", tag, p, tag)
 			continue
 		}
+		if why := oldBusyBoxRuns(p); why != "" {
+			missing[tag] = fmt.Sprintf("old BusyBox %s at %s %s", tag, p, why)
+			continue
+		}
 		bbs = append(bbs, BusyBox{Tag: tag, Path: p})
 	}
 	return bbs, missing
+}
+
+var runsChecked sync.Map // binary → why it does not run here ("" when it does)
+
+// oldBusyBoxRuns says why the old build bb cannot run the tests here, or
+// "". A kernel without i386 support runs it under qemu-i386 (make deps
+// registers it); there, on ext4, its 32-bit readdir cannot hold the
+// folder offsets the 64-bit kernel gives qemu and every listing comes
+// out empty: the tests' folders must be on a tmpfs (make test sets
+// TMPDIR so).
+func oldBusyBoxRuns(bb string) string {
+	if why, ok := runsChecked.Load(bb); ok {
+		return why.(string)
+	}
+	why := ""
+	dir, err := os.MkdirTemp("", "busybox-probe")
+	if err == nil {
+		defer os.RemoveAll(dir)
+		err = os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644)
+	}
+	if err != nil {
+		return "cannot be checked: " + err.Error()
+	}
+	out, err := exec.Command(bb, "ls", dir).Output()
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("does not run here (%v): a kernel without i386 support needs qemu-i386 for it: run make deps (scripts/busybox-old.sh)", err)
+	case strings.TrimSpace(string(out)) != "probe":
+		why = fmt.Sprintf("lists no files in %s (run under qemu-i386, its readdir cannot hold ext4's folder offsets): run the tests with TMPDIR on a tmpfs, as make test does", os.TempDir())
+	}
+	runsChecked.Store(bb, why)
+	return why
 }
 
 // EachBusyBox runs f for every BusyBox of the matrix (Debian's and the
