@@ -244,8 +244,8 @@ func (s *Store) Update(g *Generation) error {
 	return s.write(filepath.Join(s.genDir(g.ID), "meta.json"), Marshal(g))
 }
 
-// Prune removes the oldest generations beyond Keep, never the newest
-// committed one (boot puts it back), and folders a killed Begin left
+// Prune removes the oldest generations beyond Keep, never one that holds
+// a target's last committed content (boot puts it back), and folders a killed Begin left
 // without a meta.json.
 func (s *Store) Prune() error {
 	ids, err := s.ids()
@@ -253,9 +253,9 @@ func (s *Store) Prune() error {
 		return err
 	}
 	gens, _ := s.List()
-	keepOK := 0
-	if g := LastCommitted(gens); g != nil {
-		keepOK = g.ID
+	keepOK := map[int]bool{}
+	for _, g := range Committed(gens) {
+		keepOK[g.ID] = true
 	}
 	var errs []error
 	complete := 0
@@ -268,11 +268,48 @@ func (s *Store) Prune() error {
 			continue
 		}
 		complete++
-		if complete > s.Keep && id != keepOK {
+		if complete > s.Keep && !keepOK[id] {
 			errs = append(errs, s.Sys.RemoveAll(s.genDir(id)))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Commits reports whether target's content in g proved healthy: each
+// target of a generation has its own result. g committed as a whole, or
+// it was rejected and target is not among the targets it put back.
+func (g *Generation) Commits(target string) bool {
+	if _, ok := g.File(target); !ok {
+		return false
+	}
+	switch g.Result {
+	case OK:
+		return true
+	case Rejected:
+		return !slices.Contains(g.Rejected, target)
+	}
+	return false
+}
+
+// Committed is, by target, the newest generation whose content of it
+// proved healthy (see Commits): a good change of one target is
+// committed even when another target of the same generation was
+// rejected. Generations older than the newest one committed as a whole
+// are not looked at: a target it does not hold was the firmware's.
+func Committed(gens []*Generation) map[string]*Generation {
+	c := map[string]*Generation{}
+	for i := len(gens) - 1; i >= 0; i-- {
+		g := gens[i]
+		for _, f := range g.Files {
+			if _, done := c[f.Name]; !done && g.Commits(f.Name) {
+				c[f.Name] = g
+			}
+		}
+		if g.Result == OK {
+			break
+		}
+	}
+	return c
 }
 
 // LastCommitted is the newest generation whose result is OK, or nil.

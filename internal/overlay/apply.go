@@ -57,7 +57,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 	var errs []error
 	var toWrite []*Outcome
 	full := e.diskFull()
-	committed := e.lastCommitted()
+	committed := e.committed()
 	for _, it := range plan.Items {
 		o := &Outcome{Item: it, Report: e.report(it)}
 		res.Outcomes = append(res.Outcomes, o)
@@ -73,7 +73,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 			}
 		case !it.Changed():
 			e.keepStatus(ctx, o)
-		case sameContent(committed, it.Target.Name, it.Want):
+		case sameContent(committed[it.Target.Name], it.Target.Name, it.Want):
 			// A boot after the ROM was restored: this content was
 			// validated and proven when it was committed.
 			e.recommit(o)

@@ -9,10 +9,11 @@ import (
 	"github.com/nas-userscript/userscript/internal/status"
 )
 
-// lastCommitted is the newest generation that proved healthy, or nil.
-func (e *Engine) lastCommitted() *history.Generation {
+// committed is, by target, the generation holding its last committed
+// content (history.Committed).
+func (e *Engine) committed() map[string]*history.Generation {
 	gens, _ := e.history().List()
-	return history.LastCommitted(gens)
+	return history.Committed(gens)
 }
 
 // sameContent reports whether generation g holds data for target.
@@ -24,20 +25,13 @@ func sameContent(g *history.Generation, target string, data []byte) bool {
 	return ok && f.Hash == state.Hash(data)
 }
 
-// committedContent is what target held in the newest committed
-// generation that has it, with that generation's id; without one, the
-// firmware's own file (the base) and id 0.
+// committedContent is the target's last committed content, with the
+// generation holding it; without one, the firmware's own file (the
+// base) and id 0.
 func (e *Engine) committedContent(it *Item) ([]byte, int, error) {
-	gens, _ := e.history().List()
-	for i := len(gens) - 1; i >= 0; i-- {
-		g := gens[i]
-		if g.Result != history.OK {
-			continue
-		}
-		if _, ok := g.File(it.Target.Name); ok {
-			data, err := e.history().Content(g, it.Target.Name)
-			return data, g.ID, err
-		}
+	if g := e.committed()[it.Target.Name]; g != nil {
+		data, err := e.history().Content(g, it.Target.Name)
+		return data, g.ID, err
 	}
 	return it.Base, 0, nil
 }

@@ -56,8 +56,11 @@ func (e *Engine) transact(ctx context.Context, res *Result, outs []*Outcome, gen
 // holds needs none: the next start does the same again.
 func (e *Engine) journal(tx *txn) error {
 	files, entries := e.filesAfter(tx.outs)
-	if last := e.lastCommitted(); last != nil && len(tx.outs) > 0 && tx.gen.Kind == history.Apply && reapplies(last, tx.outs) {
-		tx.gen, tx.id = nil, last.ID
+	if c := e.committed(); len(tx.outs) > 0 && tx.gen.Kind == history.Apply && reapplies(c, tx.outs) {
+		tx.gen = nil
+		for _, o := range tx.outs {
+			o.Report.Generation = c[o.Item.Target.Name].ID
+		}
 		return nil
 	}
 	if len(tx.outs) == 0 {
@@ -89,11 +92,11 @@ func (e *Engine) journal(tx *txn) error {
 	return nil
 }
 
-// reapplies reports whether every target of outs gets exactly what
-// generation g holds for it.
-func reapplies(g *history.Generation, outs []*Outcome) bool {
+// reapplies reports whether every target of outs gets exactly its last
+// committed content (committed, by target).
+func reapplies(committed map[string]*history.Generation, outs []*Outcome) bool {
 	for _, o := range outs {
-		if len(o.Item.Sources) == 0 || !sameContent(g, o.Item.Target.Name, o.Item.Want) {
+		if len(o.Item.Sources) == 0 || !sameContent(committed[o.Item.Target.Name], o.Item.Target.Name, o.Item.Want) {
 			return false
 		}
 	}
@@ -311,7 +314,7 @@ func (e *Engine) finish(tx *txn) error {
 		if o.Written && !o.restore && g != nil && g.Kind == history.Apply {
 			tx.errs = append(tx.errs, e.state().SetHeld(o.Item.Target.Name, state.Hold{}))
 		}
-		if o.Written {
+		if o.Written && tx.id != 0 {
 			o.Report.Generation = tx.id
 		}
 	}

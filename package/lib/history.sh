@@ -120,51 +120,51 @@ jl() {
 	done
 }
 
-# gen_file_hash NAME sets GFH to the hash of NAME in the generation last
-# read, or fails.
-gen_file_hash() {
-	case " $G_FILES " in *" $1:"*) ;; *) return 1 ;; esac
-	GFH=${G_FILES#*" $1:"}
-	GFH=${GFH%% *}
-}
-
-# last_committed sets LC_ID (empty when none) to the newest generation
-# whose result is ok, leaving it read (gen_read).
-last_committed() {
+# committed_all sets LC_FILES ("NAME:HASH" words) and LC_GENS ("NAME:ID"
+# words): every target's last committed content, the newest generation
+# whose content of it proved healthy. Each target of a generation has its
+# own result: one that committed as a whole (ok) commits them all, one
+# rejected commits those its "rejected" does not name. Generations older
+# than the newest ok one are not read (a target it lacks was the
+# firmware's).
+committed_all() {
 	gen_dirs
-	LC_ID=
-	lc_ids=
-	for lc_i in $GENS; do lc_ids="$lc_i $lc_ids"; done
-	for lc_i in $lc_ids; do
-		gen_read "$lc_i" || continue
-		case $G_RESULT in ok) ;; *) continue ;; esac
-		LC_ID=$lc_i
-		return 0
+	LC_FILES=
+	LC_GENS=
+	ca_ids=
+	for ca_i in $GENS; do ca_ids="$ca_i $ca_ids"; done
+	for ca_i in $ca_ids; do
+		gen_read "$ca_i" || continue
+		case $G_RESULT in ok | rejected) ;; *) continue ;; esac
+		for ca_e in $G_FILES; do
+			ca_n=${ca_e%%:*}
+			case " $LC_GENS " in *" $ca_n:"*) continue ;; esac
+			case $G_RESULT:" $G_REJECTED " in rejected:*" $ca_n "*) continue ;; esac
+			LC_FILES="$LC_FILES $ca_e"
+			LC_GENS="$LC_GENS $ca_n:$ca_i"
+		done
+		case $G_RESULT in ok) return 0 ;; esac
 	done
-	return 1
+	return 0
 }
 
-# committed_content NAME sets CC_ID and CC_FILE: the newest committed
-# generation holding NAME and its files/NAME (checked against its hash);
-# without one, CC_ID 0 and the base.
+# committed_content NAME sets CC_ID and CC_FILE: the generation holding
+# NAME's last committed content (committed_all) and its files/NAME
+# (checked against its hash); without one, CC_ID 0 and the base.
 committed_content() {
-	gen_dirs
-	cc_ids=
-	for cc_i in $GENS; do cc_ids="$cc_i $cc_ids"; done
-	for cc_i in $cc_ids; do
-		gen_read "$cc_i" || continue
-		case $G_RESULT in ok) ;; *) continue ;; esac
-		gen_file_hash "$1" || continue
-		CC_ID=$cc_i
-		id_dir "$cc_i"
+	committed_all
+	CC_FILE=
+	if hv "$LC_GENS" "$1"; then
+		CC_ID=$HV
+		hv "$LC_FILES" "$1"
+		id_dir "$CC_ID"
 		CC_FILE=$ID_DIR/files/$1
 		md5 "$CC_FILE"
-		case $MD5 in "$GFH") return 0 ;; esac
-		REASON="generation $cc_i: files/$1: content does not match its hash; the history is damaged"
+		case $MD5 in "$HV") return 0 ;; esac
+		REASON="generation $CC_ID: files/$1: content does not match its hash; the history is damaged"
 		return 1
-	done
+	fi
 	CC_ID=0
-	CC_FILE=
 	base_ok "$1" && CC_FILE=$STATE/base/$1
 	return 0
 }
@@ -290,23 +290,25 @@ gen_mark() {
 		mv -f "$gm_f.tmp" "$gm_f"
 }
 
-# gen_prune removes the oldest generations beyond KEEP (never the newest
-# committed one: boot puts it back) and folders a killed journal left
-# without a meta.json.
+# gen_prune removes the oldest generations beyond KEEP (never one that
+# holds a target's last committed content: boot puts it back) and folders
+# a killed journal left without a meta.json.
 gen_prune() {
 	STATE_DIRTY=yes
 	GR_CACHED=
 	id_dir "$G_ID"
 	gp_cur=$ID_DIR
-	last_committed
-	gp_keep=$LC_ID
+	committed_all
+	gp_keep=" "
+	for gp_e in $LC_GENS; do gp_keep="$gp_keep${gp_e#*:} "; done
 	gen_dirs
 	gp_ids=
 	for gp_i in $GENS; do gp_ids="$gp_i $gp_ids"; done
 	gp_n=0
 	for gp_i in $gp_ids; do
 		gp_n=$((gp_n + 1))
-		if [ "$gp_n" -gt "$KEEP" ] && [ "$gp_i" != "$gp_keep" ]; then
+		case $gp_keep in *" $gp_i "*) continue ;; esac
+		if [ "$gp_n" -gt "$KEEP" ]; then
 			id_dir "$gp_i"
 			rm -rf "$ID_DIR"
 		fi

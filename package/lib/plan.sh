@@ -127,13 +127,13 @@ rebase_parts() {
 	rebase "$1"
 }
 
-# quick_recommit NAME WANT: the newest committed generation holds exactly
-# WANT for NAME (a boot after the ROM was restored): it was validated and
-# proven when it was committed, so it goes live without a validator.
+# quick_recommit NAME WANT: NAME's last committed content is exactly WANT
+# (a boot after the ROM was restored): it was validated and proven when
+# it was committed, so it goes live without a validator.
 quick_recommit() {
-	last_committed || return 1
-	gen_file_hash "$1" || return 1
-	case $GFH in "$2") ;; *) return 1 ;; esac
+	committed_all
+	hv "$LC_FILES" "$1" || return 1
+	case $HV in "$2") ;; *) return 1 ;; esac
 	status_word "$1"
 	case $SW in
 	"$W_OK" | "$W_NOT_VALIDATED")

@@ -202,15 +202,11 @@ quick_look() {
 	done
 	qk_hash "$APP/userscript.toml"
 	qk_files="$qk_files $LIB/profile $LIB/version"
-	LC_ID=
-	if last_committed; then
-		id_dir "$LC_ID"
-		LC_FILES=$G_FILES
-		LC_DIR=$ID_DIR
-		for qk_e in $G_FILES; do
-			qk_hash "$ID_DIR/files/${qk_e%%:*}"
-		done
-	fi
+	committed_all
+	for qk_e in $LC_GENS; do
+		id_dir "${qk_e#*:}"
+		qk_hash "$ID_DIR/files/${qk_e%%:*}"
+	done
 	# shellcheck disable=SC2086 # paths without blanks
 	md5_bounded "$MD5_TIMEOUT" $qk_files || return 1
 	{ read -r BOOTID <"$ROOT/proc/sys/kernel/random/boot_id"; } 2>/dev/null || BOOTID=
@@ -538,10 +534,13 @@ quick_item() {
 		return 0
 		;;
 	esac
-	# The newest committed generation holds it (a boot after the ROM was
+	# It is the target's last committed content (a boot after the ROM was
 	# restored): its file goes back, proven when it was committed.
 	case " $LC_FILES " in *" $1:$qi_want "*) ;; *) return 1 ;; esac
-	h_of "$LC_DIR/files/$1"
+	hv "$LC_GENS" "$1"
+	id_dir "$HV"
+	qi_cf=$ID_DIR/files/$1
+	h_of "$qi_cf"
 	case $H in "$qi_want") ;; *) return 1 ;; esac
 	quick_base "$1" || return 1
 	report_start "$1"
@@ -555,7 +554,7 @@ quick_item() {
 	esac
 	want_line "$1" "$qi_want" "$QK"
 	WHS="$WHS $1:$qi_want"
-	TSRC="$TSRC $1:$LC_DIR/files/$1"
+	TSRC="$TSRC $1:$qi_cf"
 	case $qi_ours:$LIVE_OK in
 	yes:*) add_out "$1" ;;
 	:yes)

@@ -41,21 +41,22 @@ transact() {
 }
 
 # journal records the pending generation before anything is written. A
-# transaction that puts back exactly what the newest committed generation
-# holds needs none (a boot after the ROM was restored): the next start
+# transaction that puts back exactly every target's last committed
+# content needs none (a boot after the ROM was restored): the next start
 # does the same again.
 journal() {
 	jn_same=
-	case $TX_KIND:$NOSRC in apply:) case $OUTS in ?*) last_committed && jn_same=yes ;; esac ;; esac
+	case $TX_KIND:$NOSRC in apply:) case $OUTS in ?*) committed_all && jn_same=yes ;; esac ;; esac
 	case $jn_same in yes)
 		for jn_n in $OUTS; do
 			hv "$WHS" "$jn_n"
-			gen_file_hash "$jn_n" || GFH=
-			case $GFH in "$HV") ;; *) jn_same= ;; esac
+			jn_h=$HV
+			hv "$LC_FILES" "$jn_n" || HV=
+			case $HV in "$jn_h") ;; *) jn_same= ;; esac
 		done
 		;;
 	esac
-	# (last_committed read a generation into the G_ variables.)
+	# (committed_all read generations into the G_ variables.)
 	G_ID=''
 	G_KIND=$TX_KIND
 	G_FROM=$TX_FROM
@@ -65,7 +66,7 @@ journal() {
 	G_RESTARTED=''
 	G_REJECTED=''
 	case $jn_same in yes)
-		TX_ID=$LC_ID
+		TX_ID=committed
 		return 0
 		;;
 	esac
@@ -274,7 +275,9 @@ finish() {
 		case $G_ID:$G_KIND in
 		?*:apply) in_list "$RESTORE" "$fi_n" || held_set "$fi_n" "" ;;
 		esac
-		fset "$fi_n" generation "$TX_ID"
+		fi_g=$TX_ID
+		case $fi_g in committed) hv "$LC_GENS" "$fi_n" && fi_g=$HV ;; esac
+		fset "$fi_n" generation "$fi_g"
 	done
 	case $G_ID in '') return 0 ;; esac
 	log INFO "$G_KIND" generation="$G_ID" from="$G_FROM" changed="$G_CHANGED" restarted="$G_RESTARTED" result="$G_RESULT"
