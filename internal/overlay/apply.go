@@ -94,7 +94,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	if len(toWrite) > 0 || len(e.restartAnyway) > 0 {
-		if err := e.transact(ctx, res, toWrite, &history.Generation{Kind: history.Apply}); err != nil {
+		if err := e.transact(ctx, res, toWrite, &history.Generation{Kind: history.Apply}, nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -187,8 +187,10 @@ func (e *Engine) keepStatus(ctx context.Context, o *Outcome) {
 	}
 	switch status.Read(e.Sys, e.statusPath(it.Target.Name)) {
 	case status.OK, status.NotValidated:
-		o.Report = nil // nothing to say that the file does not say
-		return
+		if e.recovered[it.Target.Name] == "" {
+			o.Report = nil // nothing to say that the file does not say
+			return
+		}
 	}
 	e.validate(ctx, o)
 }

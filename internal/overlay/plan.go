@@ -184,7 +184,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		it.Problem = err
 		return
 	}
-	it.Held = held.Hash != "" && held.Hash == state.Hash(it.Want)
+	it.Held = held.Hash != "" && (held.Hash == Fingerprint(it.Sources) || held.Hash == state.Hash(it.Want))
 }
 
 func needsBase(srcs []source.Source) bool {

@@ -43,6 +43,7 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 	}
 	res := &Result{}
 	var outs []*Outcome
+	holds := map[string]state.Hold{}
 	for _, it := range plan.Items {
 		want, ok := wants[it.Target.Name]
 		if !ok {
@@ -50,10 +51,8 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 		}
 		o := &Outcome{Item: it, Report: e.report(it)}
 		res.Outcomes = append(res.Outcomes, o)
-		if it.Problem == nil && !bytes.Equal(it.Want, want) {
-			if err := e.state().SetHeld(it.Target.Name, state.Hold{Hash: state.Hash(it.Want), Word: status.Held, Reason: reason}); err != nil {
-				return nil, err
-			}
+		if it.Problem == nil && len(it.Sources) > 0 && !bytes.Equal(it.Want, want) {
+			holds[it.Target.Name] = state.Hold{Hash: Fingerprint(it.Sources), Word: status.Held, Reason: reason}
 		}
 		if it.LiveOK && bytes.Equal(it.Live, want) {
 			continue
@@ -64,13 +63,23 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 		outs = append(outs, o)
 	}
 	if len(outs) == 0 {
-		return res, nil
+		return res, e.holdLive(holds)
 	}
-	err = e.transact(ctx, res, outs, &history.Generation{Kind: history.Rollback, From: fromID})
+	err = e.transact(ctx, res, outs, &history.Generation{Kind: history.Rollback, From: fromID}, holds)
 	for _, o := range outs {
 		e.writeStatus(o.Item.Target.Name, o.Report)
 	}
 	return res, err
+}
+
+// holdLive holds the sources of targets whose rolled-back content is
+// live already: nothing is written, so nothing is left to prove.
+func (e *Engine) holdLive(holds map[string]state.Hold) error {
+	var errs []error
+	for name, h := range holds {
+		errs = append(errs, e.state().SetHeld(name, h))
+	}
+	return errors.Join(errs...)
 }
 
 // rollbackTarget is the generation id names (nil: the firmware's files).
@@ -148,6 +157,11 @@ func (e *Engine) recover() error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("recovering interrupted generation %d: %w", g.ID, err)
 	}
+	if g.Kind == history.Rollback {
+		if err := e.releaseRollbackHolds(g); err != nil {
+			return err
+		}
+	}
 	again := len(gens) > 1 && interruptedAlike(gens[len(gens)-2], g)
 	g.Result, g.Rejected, g.Note = history.Rejected, g.Changed, interrupted
 	if err := e.history().Update(g); err != nil {
@@ -169,6 +183,23 @@ func (e *Engine) recover() error {
 		}
 	}
 	e.logger().Warn("recover: undid an interrupted generation", "generation", g.ID, "held", again)
+	return nil
+}
+
+// releaseRollbackHolds releases the holds an interrupted rollback g set
+// before it could commit: undone, it holds nothing.
+func (e *Engine) releaseRollbackHolds(g *history.Generation) error {
+	for _, name := range g.Changed {
+		h, err := e.state().Held(name)
+		if err != nil {
+			return err
+		}
+		if h.Word == status.Held {
+			if err := e.state().SetHeld(name, state.Hold{}); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -22,7 +22,10 @@ type txn struct {
 	gen      *history.Generation
 	id       int               // the generation the live files are after it
 	rejected map[string]string // service → why it did not prove healthy
-	errs     []error
+	// holds are the sources a rollback holds once it is proven: a hold
+	// belongs to a rollback that committed, never to one interrupted.
+	holds map[string]state.Hold
+	errs  []error
 }
 
 // transact applies outs as one transaction: journal the generation
@@ -33,9 +36,10 @@ type txn struct {
 // stop (ctx ending) does not cut the transaction short: every step is
 // bounded by its own timeout. Content that is already the last committed
 // generation (a boot after the ROM was restored) is not journalled again.
-func (e *Engine) transact(ctx context.Context, res *Result, outs []*Outcome, gen *history.Generation) error {
+// holds are the holds a rollback sets once it commits (nil for an apply).
+func (e *Engine) transact(ctx context.Context, res *Result, outs []*Outcome, gen *history.Generation, holds map[string]state.Hold) error {
 	ctx = context.WithoutCancel(ctx)
-	tx := &txn{res: res, outs: outs, gen: gen, rejected: map[string]string{}}
+	tx := &txn{res: res, outs: outs, gen: gen, rejected: map[string]string{}, holds: holds}
 	if err := e.journal(tx); err != nil {
 		for _, o := range outs {
 			e.failed(o, fmt.Errorf("the change could not be recorded in state/gen, so nothing was changed: %w", err))
@@ -273,7 +277,7 @@ func (e *Engine) reject(ctx context.Context, tx *txn, service, why string) error
 		o.Report.Reason = fmt.Sprintf("applied, but %s; the previous file was put back", why)
 		o.Report.Todo = fmt.Sprintf("fix conf.d/%s and save it again; it is not applied again until it changes", sourceToFix(it))
 		if !o.restore {
-			errs = append(errs, e.state().SetHeld(it.Target.Name, state.Hold{Hash: state.Hash(it.Want), Word: status.Rejected, Reason: o.Report.Reason}))
+			errs = append(errs, e.state().SetHeld(it.Target.Name, state.Hold{Hash: Fingerprint(it.Sources), Word: status.Rejected, Reason: o.Report.Reason}))
 		}
 		if tx.gen != nil {
 			tx.gen.Rejected = append(tx.gen.Rejected, it.Target.Name)
@@ -298,6 +302,7 @@ func (e *Engine) reject(ctx context.Context, tx *txn, service, why string) error
 // generation, and old generations are pruned.
 func (e *Engine) finish(tx *txn) error {
 	g := tx.gen
+	tx.errs = append(tx.errs, e.holdRolledBack(tx))
 	if g != nil && g.Result == history.Pending {
 		g.Result = history.OK
 		if len(tx.rejected) > 0 {
@@ -325,6 +330,20 @@ func (e *Engine) finish(tx *txn) error {
 		e.logger().Info(g.Kind, "generation", g.ID, "from", g.From, "changed", strings.Join(g.Changed, " "), "restarted", strings.Join(g.Restarted, " "), "result", g.Result)
 	}
 	return errors.Join(tx.errs...)
+}
+
+// holdRolledBack holds the sources a rollback rolled back, for the
+// targets it proved healthy, just before it commits. A crash before the
+// commit leaves holds that recovery releases (releaseRollbackHolds).
+func (e *Engine) holdRolledBack(tx *txn) error {
+	var errs []error
+	for _, o := range tx.outs {
+		h, ok := tx.holds[o.Item.Target.Name]
+		if ok && o.Written {
+			errs = append(errs, e.state().SetHeld(o.Item.Target.Name, h))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func joinReasons(m map[string]string) string {

@@ -9,7 +9,7 @@ import (
 )
 
 // Validate validates every target as it would be applied, writes the
-// status files and changes nothing else. The error wraps ErrRefused when
+// status files and changes nothing else; a held target keeps its status. The error wraps ErrRefused when
 // a source was refused.
 func (e *Engine) Validate(ctx context.Context) ([]*status.Report, error) {
 	plan, err := e.Plan(false)
@@ -20,6 +20,13 @@ func (e *Engine) Validate(ctx context.Context) ([]*status.Report, error) {
 	var outs []*Outcome
 	var errs []error
 	for _, it := range plan.Items {
+		if it.Held {
+			// Held sources are not live: their REJECTED or HELD status
+			// stays, as the next apply would leave it.
+			r := status.ReadReport(e.Sys, e.statusPath(it.Target.Name))
+			reports = append(reports, &r)
+			continue
+		}
 		o := &Outcome{Item: it, Report: e.report(it)}
 		outs = append(outs, o)
 		if it.Problem != nil {

@@ -89,8 +89,12 @@ func (d *Dir) SetWritten(target, hash string) error {
 
 // A Hold keeps a target's sources from being applied: they were
 // rejected, interrupted or rolled back, and wait for an edit. Hash is the
-// hash of the target they give; Word and Reason are what the status file
-// said when they were held, for the status the next boot writes.
+// fingerprint of the sources (md5 of their normalised texts in the order
+// they apply), so a new base — the firmware or its web GUI rewriting the
+// file — does not release them; a hold an older version wrote holds the
+// hash of the target they gave, which is still honoured. Word and Reason
+// are what the status file said when they were held, for the status the
+// next boot writes.
 type Hold struct {
 	Hash   string
 	Word   status.Word

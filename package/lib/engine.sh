@@ -236,6 +236,10 @@ parts() {
 }
 
 main() {
+	# A closed telnet or ssh session (SIGHUP) lets what is under way
+	# finish, as the Go engine does: an interrupted change is undone at
+	# the next start, but a finished one is the owner's.
+	trap '' HUP
 	setup
 	case ${1:-} in apply | version | words) ;; *) parts ;; esac
 	case ${1:-} in

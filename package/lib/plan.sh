@@ -108,7 +108,7 @@ plan_item() {
 	WHS="$WHS $1:$pi_wh"
 	[ -z "$SOURCES" ] || SLOW="$SLOW $1:$pi_wh"
 	held_read "$1"
-	if [ -n "$HELD_HASH" ] && [ "$HELD_HASH" = "$pi_wh" ]; then
+	if [ -n "$HELD_HASH" ] && held_matches "$1" "$pi_wh"; then
 		hold_back "$1"
 	elif [ -n "$LIVE_OK" ] && [ "$pi_wh" = "$LIVE_HASH" ]; then
 		keep_status "$1"
@@ -119,6 +119,17 @@ plan_item() {
 	elif validate "$1" "$WORK/$1.target"; then
 		add_out "$1"
 	fi
+}
+
+# held_matches NAME HASH: the hold on NAME (held_read) is on its sources
+# as they are (their fingerprint), or, written by an older version, on
+# the target HASH they give. A new base does not release a hold.
+held_matches() {
+	case $HELD_HASH in "$2") return 0 ;; esac
+	part firmware
+	fingerprint "$1"
+	case $HELD_HASH in "$FP") return 0 ;; esac
+	return 1
 }
 
 # rebase_parts NAME: the firmware's file of NAME changed (firmware.sh).
@@ -165,6 +176,8 @@ keep_status() {
 		fi
 	fi
 	status_word "$1"
+	# Recovery undid a generation of it: the status gets the note.
+	hv "$RECOVERED" "$1" && SW=
 	case $SW:" ${RB_NOTED:-} " in
 	*" $1 "*) ;;
 	"$W_OK":* | "$W_NOT_VALIDATED":*)

@@ -313,9 +313,12 @@ target_line() {
 	esac
 }
 
-# h_of PATH sets H to PATH's md5 from the look (empty when not hashed).
+# h_of PATH sets H to PATH's md5 from the look (empty when not hashed, or
+# when this run wrote or removed PATH since: recovery puts files back
+# before the plan reads them).
 h_of() {
 	H=
+	case ${TOUCHED:-} in *" $1 "*) return 0 ;; esac
 	pvar "$1" || return 0
 	eval "H=\${MH_$PV-}"
 }
@@ -522,8 +525,9 @@ quick_item() {
 	qi_w=${qi_w%%"$NL"*}
 	case ${qi_w#* } in "$QK") ;; *) return 1 ;; esac
 	qi_want=${qi_w%% *}
+	# Held (on its sources' fingerprint): planned in full.
 	held_read "$1"
-	case $HELD_HASH in "$qi_want") return 1 ;; esac
+	case $HELD_HASH in ?*) return 1 ;; esac
 	case $LIVE_OK:$LIVE_HASH in
 	yes:"$qi_want")
 		status_word "$1"

@@ -31,6 +31,13 @@ recover() {
 	rc_kind=$G_KIND
 	for rc_n in $rc_changed; do
 		undo "$rc_n"
+		# An interrupted rollback holds nothing: its holds were set for
+		# a commit that never came.
+		case $rc_kind in rollback)
+			held_read "$rc_n"
+			case $HELD_WORD in "$W_HELD") held_set "$rc_n" "" ;; esac
+			;;
+		esac
 	done
 	rc_again=
 	if [ -n "$rc_prev" ] && gen_read "$rc_prev" && [ "$G_NOTE" = "$INTERRUPTED" ] && [ "$G_CHANGED" = "$rc_changed" ]; then
@@ -185,10 +192,16 @@ rollback_item() {
 	fset "$1" sources "$SOURCES"
 	md5 "$ri_want"
 	ri_wh=$MD5
-	# The sources as they would apply now are held, unless they give
-	# exactly what is rolled back to.
+	# The sources as they would apply now are held once the rollback
+	# commits (hold_rolled_back), unless they give exactly what is
+	# rolled back to.
+	ri_fp=
 	if [ -n "$SOURCES" ] && plan_want "$1" && [ "$PW_HASH" != "$ri_wh" ]; then
-		held_set "$1" "$PW_HASH" "$W_HELD" "$3"
+		part firmware
+		fingerprint "$1"
+		ri_fp=$FP
+		RB_HOLDS="${RB_HOLDS:-} $1:$FP"
+		RB_REASON=$3
 	fi
 	LIVE_OK=
 	LIVE_HASH=
@@ -198,6 +211,8 @@ rollback_item() {
 		LIVE_HASH=$MD5
 		LHS="$LHS $1:$LIVE_HASH"
 		if [ "$LIVE_HASH" = "$ri_wh" ]; then
+			# Live already: nothing to prove, held at once.
+			[ -z "$ri_fp" ] || held_set "$1" "$ri_fp" "$W_HELD" "$3"
 			rp_drop "$1"
 			return 0
 		fi

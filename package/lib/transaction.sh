@@ -226,8 +226,8 @@ reject() {
 		fset "$rj_n" reason "$rj_reason"
 		fset "$rj_n" todo "fix conf.d/${SOURCES##* } and save it again; it is not applied again until it changes"
 		if ! in_list "$RESTORE" "$rj_n"; then
-			hv "$WHS" "$rj_n"
-			held_set "$rj_n" "$HV" "$W_REJECTED" "$rj_reason"
+			sources_print "$rj_n"
+			held_set "$rj_n" "$FP" "$W_REJECTED" "$rj_reason"
 		fi
 		G_REJECTED="$G_REJECTED${G_REJECTED:+ }$rj_n"
 		log WARN "rejected" target="$rj_n" service="$1" why="$2"
@@ -237,6 +237,28 @@ reject() {
 		fset "$rj_n" status "$W_FAILED"
 		fset "$rj_n" reason "$rj_reason, but restarting $1 with it failed too: $X_WHY"
 		fset "$rj_n" todo "look at the service's own log and at state/out/$1.log"
+	done
+}
+
+# sources_print NAME sets FP to the fingerprint of NAME's sources (what a
+# hold is on), normalising those this run has not.
+sources_print() {
+	sources_of "$1"
+	for sp_s in $SOURCES; do
+		[ -f "$WORK/$sp_s.n" ] || take_source "$sp_s" "$WORK/$sp_s.n"
+	done
+	part firmware
+	fingerprint "$1"
+}
+
+# hold_rolled_back holds the sources a rollback rolled back (RB_HOLDS,
+# "NAME:FINGERPRINT" words) for the targets it proved healthy, just
+# before it commits: a hold belongs to a committed rollback only; a crash
+# before the commit leaves holds that recovery releases.
+hold_rolled_back() {
+	for hr_e in ${RB_HOLDS:-}; do
+		hr_n=${hr_e%%:*}
+		in_list "$WRITTEN" "$hr_n" && held_set "$hr_n" "${hr_e#*:}" "$W_HELD" "$RB_REASON"
 	done
 }
 
@@ -270,6 +292,7 @@ finish() {
 		esac
 		;;
 	esac
+	case $G_ID:$G_KIND in ?*:rollback) hold_rolled_back ;; esac
 	case $G_ID in ?*) gen_write || log ERROR "state/gen: could not record the result of generation $G_ID" ;; esac
 	for fi_n in $WRITTEN; do
 		case $G_ID:$G_KIND in
