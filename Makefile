@@ -44,6 +44,8 @@ BUSYBOX_OLD ?= $(or $(USERSCRIPT_BUSYBOX_OLD),../shared/busybox-old)
 # binaries, the old BusyBox builds run under qemu-i386, and their 32-bit
 # readdir cannot hold the folder offsets ext4 gives a 64-bit process:
 # every listing on ext4 comes out empty (internal/firmsim/busybox.go).
+# Mode 1777 as /tmp: daemons that drop to nobody (proftpd's anonymous
+# login, smbd's guest) must reach the shares the tests make in it.
 TEST_TMP ?= /dev/shm
 # Where the tests record what they skipped for want of a tool (needtool).
 SKIPS := $(CURDIR)/.skips
@@ -96,7 +98,7 @@ lint:
 # reason (under CI=true they fail instead: see internal/needtool).
 gotest:
 	@mkdir -p $(SKIPS)
-	@tmp=$$(mktemp -d $(TEST_TMP)/userscript-test.XXXXXX) && trap 'rm -rf "$$tmp"' EXIT; \
+	@tmp=$$(mktemp -d $(TEST_TMP)/userscript-test.XXXXXX) && chmod 1777 "$$tmp" && trap 'rm -rf "$$tmp"' EXIT; \
 	rc=0; TMPDIR=$$tmp USERSCRIPT_SKIPS=$(SKIPS) $(GO) test $(GOTEST_FLAGS) ./... || rc=$$?; \
 	cat $(SKIPS)/* 2>/dev/null | awk '{n = $$1; $$1 = ""; sum[$$0] += n} END {for (r in sum) print "go test:", sum[r] r}' | sort; \
 	exit $$rc
