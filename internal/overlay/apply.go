@@ -67,6 +67,9 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 		switch {
 		case it.Problem != nil:
 			errs = append(errs, e.refuse(o, it.Problem.Error()))
+			if e.keepCommitted(o) {
+				toWrite = append(toWrite, o)
+			}
 		case it.Held:
 			if e.holdBack(o) {
 				toWrite = append(toWrite, o)
@@ -85,6 +88,9 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 			toWrite = append(toWrite, o)
 		default:
 			errs = append(errs, fmt.Errorf("%s: %w: %s", it.Target.Name, ErrRefused, o.Report.Reason))
+			if e.keepCommitted(o) {
+				toWrite = append(toWrite, o)
+			}
 		}
 	}
 	e.tune(plan.Tuning)

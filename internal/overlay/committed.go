@@ -2,7 +2,9 @@ package overlay
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/state"
@@ -68,6 +70,34 @@ func (e *Engine) holdBack(o *Outcome) bool {
 	}
 	it.Want, o.restore = want, true
 	o.Report.Reason += fmt.Sprintf("; %s is live again at this start", committedName(gen))
+	return true
+}
+
+// keepCommitted handles a target whose sources were refused: its last
+// committed content stays live. When the live file is not that content
+// (a boot after the ROM was restored, the web GUI rewrote it), it is put
+// back, not validated again and not recorded again; without committed
+// content the live file stays as it is. It reports whether the item must
+// be written.
+func (e *Engine) keepCommitted(o *Outcome) bool {
+	it := o.Item
+	if len(it.Sources) == 0 {
+		return false
+	}
+	if fi, err := e.Sys.Lstat(it.LivePath); err == nil && !fi.Mode().IsRegular() || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false // never written over: not a regular file
+	}
+	g := e.committed()[it.Target.Name]
+	if g == nil {
+		return false
+	}
+	want, err := e.history().Content(g, it.Target.Name)
+	if err != nil || it.LiveOK && bytes.Equal(it.Live, want) {
+		return false
+	}
+	it.Want, o.restore = want, true
+	o.Report.Reason += fmt.Sprintf("; %s is live again at this start", committedName(g.ID))
+	o.Report.Todo = fmt.Sprintf("fix conf.d/%s and save it again; until then generation %d, the last version that worked, stays live", sourceToFix(it), g.ID)
 	return true
 }
 

@@ -181,9 +181,11 @@ plan_all() {
 	RB_NOTED=''
 	for pa_n in $TARGETS; do
 		if in_list "$SRC" "$pa_n" || plain "$STATE/written/$pa_n"; then
+			REFUSED_NOW=
 			quick_item "$pa_n" || {
 				part plan
 				plan_item "$pa_n"
+				case $REFUSED_NOW in ?*) keep_committed "$pa_n" ;; esac
 			}
 		else
 			firmware_seen "$pa_n"

@@ -132,6 +132,28 @@ held_matches() {
 	return 1
 }
 
+# keep_committed NAME: the sources of NAME were refused (refuse). Its last
+# committed content stays live: it is put back when the live file is not
+# it (a boot after the ROM was restored, the web GUI rewrote it), not
+# validated again and not recorded again. Without committed content, or
+# when the live file is not a regular file, the live file stays.
+keep_committed() {
+	[ -n "$SOURCES" ] || return 0
+	case $LIVE_OK in '') [ ! -e "$ROOT$TPATH" ] && [ ! -L "$ROOT$TPATH" ] || return 0 ;; esac
+	committed_content "$1" || return 0
+	case $CC_ID in 0) return 0 ;; esac
+	hv "$LC_FILES" "$1"
+	case $LIVE_OK:$LIVE_HASH in yes:"$HV") return 0 ;; esac
+	kc_h=$HV
+	cp "$CC_FILE" "$WORK/$1.target" || return 0
+	fset "$1" reason "$REFUSED_REASON; generation $CC_ID is live again at this start"
+	fset "$1" todo "fix conf.d/$REFUSED_FILE and save it again; until then generation $CC_ID, the last version that worked, stays live"
+	drop "$WHS" "$1"
+	WHS="$DROP $1:$kc_h"
+	RESTORE="$RESTORE $1"
+	add_out "$1"
+}
+
 # rebase_parts NAME: the firmware's file of NAME changed (firmware.sh).
 rebase_parts() {
 	part firmware

@@ -307,6 +307,9 @@ one_line() {
 }
 
 refuse() { # NAME FILE REASON TODO
+	REFUSED_NOW="${REFUSED_NOW:-} $1"
+	REFUSED_FILE=$2
+	REFUSED_REASON=$3
 	fset "$1" status "$W_REFUSED"
 	fset "$1" file "conf.d/$2"
 	fset "$1" reason "$3"
