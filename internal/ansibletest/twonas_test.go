@@ -1,0 +1,147 @@
+package ansibletest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nas-userscript/userscript/internal/needtool"
+)
+
+const (
+	report  = "Apply conf.d and report every status"
+	install = "Install or upgrade userscript"
+	confd   = "Write the conf.d files"
+)
+
+// TestRoleTwoNAS proves the role on two boxes at once, one with the Go
+// engine and one with the sh engine (no Python used on either):
+//   - the first run installs the right package on each, writes their
+//     conf.d (a template rendered per host, a file, host content),
+//     applies it and starts the engine: changed;
+//   - a second run changes nothing: ok everywhere, nothing restarted;
+//   - --check --diff writes nothing and shows the sources' diff and,
+//     on the Go box, `userscript diff` of what would go live;
+//   - a smb.conf testparm refuses fails exactly that box's task, with
+//     the status's reason and line; the other box is ok; then the other
+//     way round;
+//   - an upgrade (an older version installed) keeps conf.d and
+//     userscript.toml.
+func TestRoleTwoNAS(t *testing.T) {
+	needtool.Tool(t, "ansible-playbook", "busybox", "testparm", "make", "tar", "gzip")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "none.cfg"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	makeDist(t, dir)
+	tmpl := filepath.Join(dir, "smb.conf.j2")
+	if err := os.WriteFile(tmpl, []byte("[global]\n\tworkgroup = {{ workgroup }}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gobox, shbox := newBox(t, "nas-go", ""), newBox(t, "nas-sh", "armv4l")
+	gobox.vars["userscript_settings"] = goSettings
+	for _, b := range []*box{gobox, shbox} {
+		b.vars["userscript_files"] = []map[string]string{{"template": tmpl}}
+		b.vars["userscript_host_files"] = []map[string]string{{"name": "exports", "content": "/mnt/ide1/public 192.168.1.0/24(rw)\n"}}
+	}
+	boxes := []*box{gobox, shbox}
+
+	// First run: installed, written, applied, started.
+	r := play(t, dir, boxes)
+	if r.rc != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.rc, r.out)
+	}
+	for _, b := range boxes {
+		if got := r.task(t, install, b.name); !got.Changed {
+			t.Errorf("%s: install not changed: %+v", b.name, got)
+		}
+		if got := r.task(t, report, b.name); !got.Changed || !strings.Contains(got.Msg, "smb.conf OK") {
+			t.Errorf("%s: report %+v, want changed and smb.conf OK", b.name, got)
+		}
+		want := "[global]\n\tworkgroup = " + strings.ToUpper(b.name) + "\n"
+		if got := live(t, b); got != want {
+			t.Errorf("%s: live smb.conf after the first run:\n%s\nwant:\n%s", b.name, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gobox.app(), "state", "daemon.pid")); err != nil {
+		t.Errorf("nas-go: the Go daemon was not started: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(shbox.app(), "state", "poll.pid")); err != nil {
+		t.Errorf("nas-sh: the sh poller was not started: %v", err)
+	}
+	if got := r.task(t, report, "nas-sh"); got.Msg == "" {
+		t.Errorf("nas-sh: report has no message")
+	}
+
+	// Second run: nothing to do.
+	for _, b := range boxes {
+		b.nas.ClearCalls()
+	}
+	r = play(t, dir, boxes)
+	for _, b := range boxes {
+		if s := r.Stats[b.name]; r.rc != 0 || s["changed"] != 0 || s["failures"] != 0 {
+			t.Errorf("second run: %s %s (exit %d), want nothing changed\n%s", b.name, stats(r, b.name), r.rc, r.out)
+		}
+		if calls := b.nas.Restarts(); len(calls) != 0 {
+			t.Errorf("second run: %s restarted %v", b.name, calls)
+		}
+	}
+
+	// --check --diff: a new workgroup is shown, not written.
+	gobox.vars["workgroup"] = "CHECKED"
+	shbox.vars["workgroup"] = "CHECKED"
+	r = play(t, dir, boxes, "--check", "--diff")
+	if r.rc != 0 {
+		t.Fatalf("--check --diff: exit %d\n%s", r.rc, r.out)
+	}
+	for _, b := range boxes {
+		got := r.task(t, confd, b.name)
+		diff := string(joinRaw(got.Diff))
+		if !got.Changed || !strings.Contains(diff, "workgroup = CHECKED") {
+			t.Errorf("--check --diff: %s conf.d task %+v, want changed with the new workgroup in its diff", b.name, got)
+		}
+		if b == gobox && !strings.Contains(diff, "userscript diff") || b == gobox && !strings.Contains(diff, "+\\tworkgroup = CHECKED") {
+			t.Errorf("--check --diff: nas-go shows no userscript diff with the new line:\n%s", diff)
+		}
+		src, _ := os.ReadFile(filepath.Join(b.app(), "conf.d", "smb.conf"))
+		if strings.Contains(live(t, b), "CHECKED") || strings.Contains(string(src), "CHECKED") {
+			t.Errorf("--check wrote conf.d/smb.conf or the live smb.conf of %s", b.name)
+		}
+	}
+	gobox.vars["workgroup"] = "NAS-GO"
+	shbox.vars["workgroup"] = "NAS-SH"
+
+	// A refused file fails exactly its box, with the status's reason.
+	refuse := func(bad, good *box) {
+		t.Helper()
+		bad.vars["userscript_host_files"] = []map[string]string{{"name": "smb.conf", "content": broken}}
+		good.vars["userscript_host_files"] = nil
+		r := play(t, dir, boxes)
+		if r.rc == 0 {
+			t.Fatalf("a refused smb.conf on %s: ansible-playbook exit 0\n%s", bad.name, r.out)
+		}
+		got := r.task(t, report, bad.name)
+		if !got.Failed || !strings.Contains(got.Msg, "conf.d/smb.conf: REFUSED") || !strings.Contains(got.Msg, "line 3") {
+			t.Errorf("%s: report %+v, want failed with REFUSED and line 3", bad.name, got)
+		}
+		if s := r.Stats[good.name]; s["failures"] != 0 {
+			t.Errorf("%s failed too (%s) though its files are fine:\n%s", good.name, stats(r, good.name), r.out)
+		}
+		if strings.Contains(live(t, bad), "BROKEN") {
+			t.Errorf("%s: the refused smb.conf went live", bad.name)
+		}
+	}
+	refuse(shbox, gobox)
+	refuse(gobox, shbox)
+}
+
+func joinRaw(parts []json.RawMessage) []byte {
+	var out []byte
+	for _, p := range parts {
+		out = append(out, p...)
+		out = append(out, '\n')
+	}
+	return out
+}
