@@ -103,6 +103,7 @@ type run struct {
 type result struct {
 	Changed bool              `json:"changed"`
 	Failed  bool              `json:"failed"`
+	Seconds float64           `json:"seconds"`
 	Skipped bool              `json:"skipped"`
 	Msg     string            `json:"msg"`
 	Diff    []json.RawMessage `json:"diff"`
@@ -162,6 +163,9 @@ func play(t *testing.T, dir string, boxes []*box, args ...string) *run {
 	}
 	if err := json.Unmarshal(out, r); err != nil {
 		t.Fatalf("ansible-playbook (exit %d) printed no JSON: %v\n%s\n%s", r.rc, err, out, stderr.Bytes())
+	}
+	for _, res := range r.Results {
+		t.Logf("  %s %s: %.1f s", res.Host, res.Task, res.Result.Seconds)
 	}
 	return r
 }

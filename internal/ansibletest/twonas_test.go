@@ -135,6 +135,37 @@ func TestRoleTwoNAS(t *testing.T) {
 	}
 	refuse(shbox, gobox)
 	refuse(gobox, shbox)
+
+	// An upgrade over an older version keeps the owner's own files.
+	gobox.vars["userscript_host_files"] = nil
+	app := shbox.app()
+	own := map[string]string{
+		filepath.Join(app, "conf.d", "smb.conf.add"): "[media]\n\tpath = /mnt/ide1/media\n",
+		filepath.Join(app, "userscript.toml"):        "# the owner's\npoll_interval = 7\n",
+	}
+	for f, body := range own {
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(app, "lib", "version"), []byte("0.0.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = play(t, dir, boxes)
+	if got := r.task(t, install, "nas-sh"); r.rc != 0 || !got.Changed || !strings.Contains(got.Msg, "0.0.9 upgraded to") {
+		t.Errorf("upgrade: exit %d, install %+v, want changed: upgraded\n%s", r.rc, got, r.out)
+	}
+	for f, body := range own {
+		if got, _ := os.ReadFile(f); string(got) != body {
+			t.Errorf("upgrade: %s is now %q, want the owner's %q", f, got, body)
+		}
+	}
+	if !strings.Contains(live(t, shbox), "[media]") {
+		t.Errorf("upgrade: the owner's smb.conf.add is not live:\n%s", live(t, shbox))
+	}
+	if got := r.task(t, install, "nas-go"); got.Changed {
+		t.Errorf("upgrade: nas-go was installed again: %+v", got)
+	}
 }
 
 func joinRaw(parts []json.RawMessage) []byte {

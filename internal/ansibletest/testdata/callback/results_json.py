@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -23,11 +24,19 @@ class CallbackModule(CallbackBase):
     def __init__(self):
         super().__init__()
         self.results = []
+        self.started = time.monotonic()
 
     def add(self, result, **more):
         r = dict(result._result)
         r.update(more)
+        r['seconds'] = round(time.monotonic() - self.started, 2)
         self.results.append({'task': result._task.name, 'host': result._host.get_name(), 'result': r})
+
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        self.started = time.monotonic()
+
+    def v2_playbook_on_handler_task_start(self, task):
+        self.started = time.monotonic()
 
     def v2_runner_on_ok(self, result):
         self.add(result)

@@ -3,7 +3,8 @@
 # step needs Python on the NAS. `step` picks what it does:
 #   probe    facts: userscript_engine (go, sh or none), userscript_version,
 #            userscript_machine (uname -m), userscript_generation (newest)
-#   install  unpack the package for this host, unless that version is there
+#   install  unpack the package for this host, unless that version is
+#            there; then probe again
 #   confd    write conf.d files (and userscript.toml) that differ
 #   report   apply now, then fail on the statuses in fail_words; changed
 #            when a generation was made
@@ -132,7 +133,8 @@ class ActionModule(ActionBase):
         remote = posixpath.join(self.tmp(), 'package.tgz')
         self._transfer_file(pkg, remote)
         self.sh('mkdir -p "${APP%%/*}" && cd "${APP%%/*}" && gunzip -c %s | tar -xf - && [ -f "$APP/init" ]' % shlex.quote(remote))
-        return dict(res, changed=True, msg=msg)
+        # The engine may have changed (a first install): probe again.
+        return dict(self.probe(a), **dict(res, changed=True, msg=msg))
 
     # ---- confd ---------------------------------------------------------------
 
