@@ -48,6 +48,9 @@ class ActionModule(ActionBase):
             raise AnsibleError('userscript: app must be an absolute path (userscript_app), not %r' % self.app)
         self.shell = a.get('shell') or '/bin/sh'
         self.env = a.get('env') or {}
+        for k in self.env:
+            if not re.match(r'^[A-Za-z_][A-Za-z0-9_]*$', k):
+                raise AnsibleError('userscript: %r is no environment variable name (userscript_environment)' % k)
         step = a.get('step')
         steps = {'probe': self.probe, 'install': self.install, 'confd': self.confd,
                  'report': self.report, 'bench': self.bench, 'init': self.init}
