@@ -44,7 +44,8 @@ func (b *box) app() string { return b.nas.AppDir("userscript") }
 // newBox lays out a stock IB-NAS4220-B with nothing installed; the role
 // installs the package. Its commands run under BusyBox's ash with the
 // sh engine's applets, testparm, and what the role adds to them (uname,
-// and tar and gunzip to unpack the package, as the firmware does).
+// tar and gunzip to unpack the package, as the firmware does, and the
+// throughput tests' dd).
 func newBox(t *testing.T, name, machine string) *box {
 	t.Helper()
 	n, err := firmsim.New(t.TempDir())
@@ -58,7 +59,7 @@ func newBox(t *testing.T, name, machine string) *box {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []string{"uname", "tar", "gunzip"} {
+	for _, a := range []string{"uname", "tar", "gunzip", "dd"} {
 		if err := os.Symlink(bb, filepath.Join(n.Bin, a)); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,8 @@ const (
 // engine and one with the sh engine (no Python used on either):
 //   - the first run installs the right package on each, writes their
 //     conf.d (a template rendered per host, a file, host content),
-//     applies it and starts the engine: changed;
+//     applies it and starts the engine: changed; the throughput tests
+//     run and their results are fetched;
 //   - a second run changes nothing: ok everywhere, nothing restarted;
 //   - --check --diff writes nothing and shows the sources' diff and,
 //     on the Go box, `userscript diff` of what would go live;
@@ -46,8 +47,13 @@ func TestRoleTwoNAS(t *testing.T) {
 		b.vars["userscript_host_files"] = []map[string]string{{"name": "exports", "content": "/mnt/ide1/public 192.168.1.0/24(rw)\n"}}
 	}
 	boxes := []*box{gobox, shbox}
+	for _, b := range boxes {
+		b.vars["userscript_bench"] = true
+		b.vars["userscript_bench_args"] = []string{"--size", "1M", "--runs", "1", "--name", "first", "ZeroNull"}
+		b.vars["userscript_bench_dest"] = filepath.Join(dir, "bench")
+	}
 
-	// First run: installed, written, applied, started.
+	// First run: installed, written, applied, started, measured.
 	r := play(t, dir, boxes)
 	if r.rc != 0 {
 		t.Fatalf("first run: exit %d\n%s", r.rc, r.out)
@@ -59,6 +65,11 @@ func TestRoleTwoNAS(t *testing.T) {
 		if got := r.task(t, report, b.name); !got.Changed || !strings.Contains(got.Msg, "smb.conf OK") {
 			t.Errorf("%s: report %+v, want changed and smb.conf OK", b.name, got)
 		}
+		csv, _ := filepath.Glob(filepath.Join(dir, "bench", b.name, "*-first.csv"))
+		if body := readAll(csv); !strings.HasPrefix(body, "time,device,engine,") || !strings.Contains(body, "ZeroNull") {
+			t.Errorf("%s: bench results fetched: %v\n%s\n%s", b.name, csv, body, r.out)
+		}
+		b.vars["userscript_bench"] = false
 		want := "[global]\n\tworkgroup = " + strings.ToUpper(b.name) + "\n"
 		if got := live(t, b); got != want {
 			t.Errorf("%s: live smb.conf after the first run:\n%s\nwant:\n%s", b.name, got, want)
@@ -165,6 +176,15 @@ func TestRoleTwoNAS(t *testing.T) {
 	if got := r.task(t, install, "nas-go"); got.Changed {
 		t.Errorf("upgrade: nas-go was installed again: %+v", got)
 	}
+}
+
+func readAll(files []string) string {
+	var s string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		s += string(b)
+	}
+	return s
 }
 
 func joinRaw(parts []json.RawMessage) []byte {
