@@ -7,13 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/needtool"
+	"github.com/nas-userscript/userscript/internal/systest"
 )
 
 const (
-	report  = "Apply conf.d and report every status"
-	install = "Install or upgrade userscript"
-	confd   = "Write the conf.d files"
+	report = "Apply conf.d and report every status"
+	// exports and rejected are an exports the NFS server starts with and
+	// one it does not (the rc.d stub fails as exportfs would).
+	exports  = "/mnt/ide1/public 192.168.1.0/24(rw)\n"
+	rejected = "/mnt/ide1/reject-me 192.168.1.0/24(rw)\n"
+	install  = "Install or upgrade userscript"
+	confd    = "Write the conf.d files"
 )
 
 // TestRoleTwoNAS proves the role on two boxes at once, one with the Go
@@ -26,7 +32,9 @@ const (
 //   - --check --diff writes nothing and shows the sources' diff and,
 //     on the Go box, `userscript diff` of what would go live;
 //   - a smb.conf testparm refuses fails exactly that box's task, with
-//     the status's reason and line; the other box is ok; then the other
+//     the status's reason and line, and so does an exports the NFS
+//     server does not start with (REJECTED, the previous one put back);
+//     the other box is ok; then the other
 //     way round, while the sh box is upgraded from an older version,
 //     which keeps its conf.d and userscript.toml.
 func TestRoleTwoNAS(t *testing.T) {
@@ -44,7 +52,14 @@ func TestRoleTwoNAS(t *testing.T) {
 	gobox.vars["userscript_settings"] = goSettings
 	for _, b := range []*box{gobox, shbox} {
 		b.vars["userscript_files"] = []map[string]string{{"template": tmpl}}
-		b.vars["userscript_host_files"] = []map[string]string{{"name": "exports", "content": "/mnt/ide1/public 192.168.1.0/24(rw)\n"}}
+		b.vars["userscript_host_files"] = []map[string]string{{"name": "exports", "content": exports}}
+		// The NFS server does not start with an export of reject-me.
+		nfs := filepath.Join(b.nas.Root, firmsim.RCDir, "S85nfs.sh")
+		stub := firmsim.LogStub(b.nas.Root, "S85nfs.sh") + "grep -q reject-me " + filepath.Join(b.nas.Root, firmsim.Exports) +
+			" && { echo 'exportfs: /mnt/ide1/reject-me: No such file or directory' >&2; exit 1; }\nexit 0\n"
+		if err := systest.WriteFile(nfs, []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	boxes := []*box{gobox, shbox}
 	for _, b := range boxes {
@@ -124,23 +139,27 @@ func TestRoleTwoNAS(t *testing.T) {
 	shbox.vars["workgroup"] = "NAS-SH"
 
 	// A refused file fails exactly its box, with the status's reason.
-	refuse := func(bad, good *box) *run {
+	refuse := func(bad, good *box, args ...string) *run {
 		t.Helper()
-		bad.vars["userscript_host_files"] = []map[string]string{{"name": "smb.conf", "content": broken}}
-		good.vars["userscript_host_files"] = nil
-		r := play(t, dir, boxes)
+		bad.vars["userscript_host_files"] = []map[string]string{{"name": "smb.conf", "content": broken}, {"name": "exports", "content": rejected}}
+		good.vars["userscript_host_files"] = []map[string]string{{"name": "exports", "content": exports}}
+		r := play(t, dir, boxes, args...)
 		if r.rc == 0 {
 			t.Fatalf("a refused smb.conf on %s: ansible-playbook exit 0\n%s", bad.name, r.out)
 		}
 		got := r.task(t, report, bad.name)
-		if !got.Failed || !strings.Contains(got.Msg, "conf.d/smb.conf: REFUSED") || !strings.Contains(got.Msg, "line 3") {
-			t.Errorf("%s: report %+v, want failed with REFUSED and line 3", bad.name, got)
+		if !got.Failed || !strings.Contains(got.Msg, "conf.d/smb.conf: REFUSED") || !strings.Contains(got.Msg, "line 3") ||
+			!strings.Contains(got.Msg, "conf.d/exports: REJECTED") {
+			t.Errorf("%s: report %+v, want failed with smb.conf REFUSED (line 3) and exports REJECTED", bad.name, got)
 		}
 		if s := r.Stats[good.name]; s["failures"] != 0 {
 			t.Errorf("%s failed too (%s) though its files are fine:\n%s", good.name, stats(r, good.name), r.out)
 		}
 		if strings.Contains(live(t, bad), "BROKEN") {
 			t.Errorf("%s: the refused smb.conf went live", bad.name)
+		}
+		if got, _ := bad.nas.Live(firmsim.Exports); got != exports {
+			t.Errorf("%s: live exports after the rejection %q, want the previous %q", bad.name, got, exports)
 		}
 		return r
 	}
@@ -161,7 +180,11 @@ func TestRoleTwoNAS(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(app, "lib", "version"), []byte("0.0.9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = refuse(gobox, shbox)
+	r = refuse(gobox, shbox, "--diff")
+	// --diff shows what the sh box's new generation changed.
+	if d := string(joinRaw(r.task(t, report, "nas-sh").Diff)); !strings.Contains(d, "(generation ") || !strings.Contains(d, "workgroup = NAS-SH") {
+		t.Errorf("--diff: the sh box's report shows no generation diff with its new smb.conf:\n%s", d)
+	}
 	if got := r.task(t, install, "nas-sh"); !got.Changed || !strings.Contains(got.Msg, "0.0.9 upgraded to") {
 		t.Errorf("upgrade: install %+v, want changed: upgraded\n%s", got, r.out)
 	}
