@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -32,9 +31,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "userscript: warning: %s\n", w)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeStatusJSON(e, eng, rows)
 	}
 	if eng.Profile.Name == "dsm" {
 		// The DSM version decides the dsm profile's paths: say which.

@@ -126,7 +126,7 @@ func Read(sys system.System, path string) Word {
 }
 
 // ReadReport reads back what a status file says of its validation: the
-// word, the validator, the reason and the warnings (an empty Report when
+// word, the validator, the reason, the line and the warnings (an empty Report when
 // there is no file).
 func ReadReport(sys system.System, path string) Report {
 	var r Report
@@ -144,6 +144,8 @@ func ReadReport(sys system.System, path string) Report {
 			r.Validated = v
 		case k == "reason":
 			r.Reason = v
+		case k == "line":
+			r.Line = v
 		case k == "warning":
 			r.Warnings = append(r.Warnings, v)
 		}
