@@ -330,6 +330,12 @@ apply_begin() {
 		disk_trouble "$LOCK_WHY"
 		return 1
 	fi
+	# The generations are read again under the lock: recovery must never
+	# decide from a look taken before it (another apply may have
+	# committed since). After a wait for the lock nothing of the look is
+	# trusted.
+	GR_CACHED=
+	case ${LOCK_WAITED:-} in yes) run_fresh ;; esac
 	WORK_MADE=
 	STATE_DIRTY=
 	TBELIEF=

@@ -466,6 +466,7 @@ lock_take() {
 	lt_wait=0
 	lt_takeovers=0
 	LOCK_WHY=
+	LOCK_WAITED=
 	while :; do
 		lt_err=$(mkdir "$STATE/lock.d" 2>&1) && break
 		if ! [ -d "$STATE/lock.d" ] || [ -L "$STATE/lock.d" ]; then
@@ -500,6 +501,7 @@ lock_take() {
 		fi
 		sleep 1
 		lt_wait=$((lt_wait + 1))
+		LOCK_WAITED=yes
 	done
 	LOCKED=yes
 	# lock.d was made just now, by us: the pid goes straight in (a reader
