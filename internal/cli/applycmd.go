@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/nas-userscript/userscript/internal/overlay"
 	"github.com/nas-userscript/userscript/internal/system"
@@ -19,6 +21,9 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return dryRun(ctx, e)
 	}
 	eng, release, err := e.engine(ctx, false, true)
+	if errors.Is(err, syscall.ENOSPC) {
+		return restoreOnFullDisk(ctx, e, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -30,6 +35,21 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	}
 	e.writeDoctor(ctx, eng, true)
 	return err
+}
+
+// restoreOnFullDisk puts the last committed files back when the data
+// disk is too full for the lock (see overlay.RestoreCommitted).
+func restoreOnFullDisk(ctx context.Context, e *env, lockErr error) error {
+	eng, release, err := e.engine(ctx, false, false)
+	if err != nil {
+		return errors.Join(lockErr, err)
+	}
+	defer release()
+	res, err := eng.RestoreCommitted(ctx, "data disk full")
+	if res != nil {
+		printResult(e, res)
+	}
+	return errors.Join(lockErr, err)
 }
 
 // dryRun plans and validates through a DryRun system and prints the

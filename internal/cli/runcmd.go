@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"syscall"
 	"time"
 
 	"github.com/nas-userscript/userscript/internal/overlay"
@@ -38,6 +40,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			l, err := state.Acquire(ctx, eng.Sys, eng.StateDir())
+			if errors.Is(err, syscall.ENOSPC) {
+				// Nothing new while the data disk is full, but the
+				// last committed files go back over the firmware's.
+				eng.RestoreCommitted(ctx, "data disk full")
+			}
 			if err != nil {
 				return nil, err
 			}

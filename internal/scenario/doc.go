@@ -35,6 +35,8 @@
 //	                             the last apply; none when no LINE is given
 //	stamp PATH / unchanged PATH  PATH was not rewritten since the stamp
 //	reboot                       the firmware restores root/... from the archive
+//	fulldisk                     the app dir's data disk is full: no file or
+//	                             folder can be made on it (a tmpfs; needs root)
 //
 // PATH starts with root/ (the device root), conf.d/ or state/ (in the app
 // dir). Both engines run with a PATH that holds only the BusyBox applets

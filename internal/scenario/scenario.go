@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
+	"github.com/nas-userscript/userscript/internal/needtool"
 	"github.com/nas-userscript/userscript/internal/systest"
 )
 
@@ -159,6 +161,7 @@ type World struct {
 	sc      *Scenario
 	stamps  map[string]os.FileInfo
 	pidFile string
+	mounts  []string // what fulldisk mounted
 }
 
 // FakeDaemon is the fakedaemon binary the `service` line runs; the test
@@ -185,6 +188,7 @@ func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.stopDaemon)
+	t.Cleanup(w.unmountAll)
 	if err := e.Prepare(w); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +196,9 @@ func RunWith(t *testing.T, sc *Scenario, e Engine, bb string) *World {
 		if ln.Engine != "" && ln.Engine != name {
 			continue
 		}
-		if err := w.exec(e, ln); err != nil {
+		if err := w.exec(e, ln); errors.Is(err, errNeedRoot) {
+			needtool.Optional(t, fmt.Sprintf("%s.txtar:%d: %s %v", sc.Name, ln.N, ln.Args[0], err), false)
+		} else if err != nil {
 			if os.Getenv("SCENARIO_DEBUG") != "" {
 				lg, _ := os.ReadFile(filepath.Join(w.App, "state", "log"))
 				t.Logf("state/log:\n%s", lg)
@@ -420,6 +426,8 @@ func (w *World) exec(e Engine, ln Line) error {
 		return nil
 	case "reboot":
 		return w.restoreRoot()
+	case "fulldisk":
+		return w.fillDisk()
 	case "rollback":
 		gen, want := "", 0
 		if len(a) > 1 && a[1] != "-" {

@@ -396,12 +396,53 @@ ae_out() {
 	FP_O="${FP_O}O $1$NL"
 }
 
+# restore_committed: the data disk is full (the lock cannot be made).
+# Nothing new is applied, but every target with sources gets its last
+# committed content back over what the firmware restored: that needs no
+# new bytes on the data disk. No generation and nothing in state/ is
+# written; each affected service restarts once (its output is not kept).
+# RCM_LIVE lists "NAME:ID" for the targets whose committed content is
+# live.
+restore_committed() {
+	rcm_svcs=
+	scan
+	for rcm_n in $TARGETS; do
+		sources_of "$rcm_n"
+		[ -n "$SOURCES" ] || continue
+		profile_target "$rcm_n" || continue
+		committed_content "$rcm_n" || continue
+		case $CC_ID in 0) continue ;; esac
+		RCM_LIVE="$RCM_LIVE $rcm_n:$CC_ID"
+		cmp -s "$CC_FILE" "$ROOT$TPATH" && continue
+		write_target "$rcm_n" "$ROOT$TPATH" "$CC_FILE" || continue
+		log WARN "data disk full: the last committed file put back" target="$rcm_n" generation="$CC_ID"
+		[ "$TSVC" = - ] || in_list "$rcm_svcs" "$TSVC" || rcm_svcs="$rcm_svcs $TSVC"
+	done
+	for rcm_s in $rcm_svcs; do
+		profile_service "$rcm_s" || continue
+		set -f
+		# shellcheck disable=SC2086 # the profile's argv words hold no spaces
+		set -- $SARGV
+		set +f
+		case $1 in /*) rcm_bin=$ROOT$1 ;; *) rcm_bin=$1 ;; esac
+		shift
+		run_bounded "$STIMEOUT" /dev/null "$rcm_bin" "$@"
+	done
+}
+
 # disk_trouble WHY: the data disk cannot take our state (read-only, full,
-# gone). Nothing is applied; the firmware's boot goes on. The status of
-# each source says why, where a status file can still be written.
+# gone). Nothing new is applied; the firmware's boot goes on. When it is
+# full, the last committed files go back (restore_committed). The status
+# of each source says why, where a status file can still be written.
 disk_trouble() {
 	chars
-	echo "userscript: $1: nothing was applied; the firmware's own files stay live" >&2
+	RCM_LIVE=
+	case $1 in "data disk full")
+		part history
+		restore_committed
+		;;
+	esac
+	echo "userscript: $1: nothing new was applied; ${RCM_LIVE:+the last committed files are live, }the firmware's own files stay live${RCM_LIVE:+ for the others}" >&2
 	log ERROR "apply failed" reason="$1"
 	log_flush
 	LOG_HOLD=
@@ -411,10 +452,12 @@ disk_trouble() {
 		safe_name "$dt_n" || continue
 		case $dt_n in *.add | *.merge) continue ;; esac
 		is_target "$dt_n" || continue
+		dt_why="nothing was applied, the firmware's own file is live"
+		hv "$RCM_LIVE" "$dt_n" && dt_why="nothing new is applied; generation $HV is live again at this start"
 		{
 			echo "status: $W_FAILED$CR"
 			echo "file: conf.d/$dt_n$CR"
-			echo "reason: $1: nothing was applied, the firmware's own file is live$CR"
+			echo "reason: $1: $dt_why$CR"
 			echo "$CR"
 			echo "what to do: free some space on the data disk (or check that it is mounted writable), then reboot or save the file again$CR"
 		} 2>/dev/null >"$CONF/$dt_n.status.tmp" && mv -f "$CONF/$dt_n.status.tmp" "$CONF/$dt_n.status" 2>/dev/null
