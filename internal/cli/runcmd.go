@@ -50,6 +50,17 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			}
 			return func() { l.Release() }, nil
 		},
+		Reload: func() error {
+			fresh, release, err := e.engine(ctx, false, false)
+			if err != nil {
+				return err
+			}
+			release()
+			eng.Profile, eng.Strict, eng.Keep = fresh.Profile, fresh.Strict, fresh.Keep
+			eng.ValidateTimeout, eng.Notes = fresh.ValidateTimeout, fresh.Notes
+			e.log.Info("userscript.toml read again", "targets", len(eng.Profile.Targets))
+			return nil
+		},
 		// DOCTOR.txt is written at the start, and again when more than
 		// its time and the free space changed.
 		Applied: func(*overlay.Result, error) {

@@ -33,9 +33,14 @@ type Watcher struct {
 	Lock func(ctx context.Context) (release func(), err error)
 	// Applied, when set, is called after every apply (tests count them).
 	Applied func(*overlay.Result, error)
+	// Reload, when set, reads userscript.toml again into the engine; it
+	// runs before the apply that follows an edit of the file (a target
+	// added there is applied without a restart of the daemon).
+	Reload func() error
 
 	fsw    *fsnotify.Watcher
 	drifts map[string][]time.Time
+	reload bool // userscript.toml changed since the last apply
 }
 
 // Run applies once (which first undoes a transaction a crash
@@ -133,6 +138,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 
 func (w *Watcher) confDir() string { return filepath.Join(w.Engine.App, "conf.d") }
 
+// Settings is the owner's settings file in the app dir.
+const Settings = "userscript.toml"
+
 // arm puts a watch on the app dir, conf.d and every target's directory
 // that exists. It reports whether conf.d is watched.
 func (w *Watcher) arm() bool {
@@ -177,6 +185,9 @@ func (w *Watcher) classify(ev fsnotify.Event) kind {
 	switch {
 	case ev.Name == w.confDir() || ev.Name == w.Engine.App:
 		return structural
+	case ev.Name == filepath.Join(w.Engine.App, Settings):
+		w.reload = true
+		return relevant
 	case dir == w.confDir():
 		if source.IsDisable(name) || strings.EqualFold(name, source.SafeMode) {
 			return relevant // the owner's off switch, or the way out of safe mode
@@ -225,6 +236,13 @@ func (w *Watcher) apply(ctx context.Context) bool {
 	if _, err := w.Engine.Sys.Lstat(w.confDir()); err != nil {
 		w.Log.Warn("conf.d is not there; waiting for it", "dir", w.confDir())
 		return true
+	}
+	if w.reload && w.Reload != nil {
+		w.reload = false
+		if err := w.Reload(); err != nil {
+			w.Log.Warn("userscript.toml", "err", err)
+		}
+		w.arm() // a new target's folder
 	}
 	var res *overlay.Result
 	ran := false

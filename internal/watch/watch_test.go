@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +38,8 @@ type nas struct {
 	done      chan error
 	// lock, when set, is the watcher's lock (tests of a busy lock).
 	lock func(ctx context.Context) (func(), error)
+	// reload, when set, is the watcher's Reload.
+	reload func() error
 }
 
 func newNAS(t *testing.T) *nas {
@@ -60,7 +64,7 @@ func newNAS(t *testing.T) *nas {
 func (n *nas) start(q Quiet) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan error, 1)
-	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Lock: n.lock,
+	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Lock: n.lock, Reload: n.reload,
 		Applied: func(res *overlay.Result, err error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
@@ -402,4 +406,37 @@ func TestBusyLockRetried(t *testing.T) {
 	busy = false
 	mu.Unlock()
 	n.waitLive("v1\n")
+}
+
+// Issue 21, defect 11: the running daemon reads an edited userscript.toml
+// again. A target added there, with its conf.d file saved at the same
+// time, is applied without a restart of the daemon (it used to be
+// UNKNOWN: "…or add the target to userscript.toml", which the owner had
+// just done).
+func TestSettingsReloaded(t *testing.T) {
+	n := newNAS(t)
+	os.WriteFile(filepath.Join(n.root, "etc/b.conf"), []byte("rom b\n"), 0o644)
+	var reloads atomic.Int32
+	n.reload = func() error {
+		reloads.Add(1)
+		p := *n.eng.Profile
+		p.Targets = append(slices.Clone(p.Targets), profile.Target{Name: "b.conf", Path: "/etc/b.conf", Service: "svc"})
+		n.eng.Profile = &p
+		return nil
+	}
+	n.start(Quiet{Min: 50 * time.Millisecond, Max: time.Second})
+	os.WriteFile(filepath.Join(n.app, "userscript.toml"), []byte("[targets.\"b.conf\"]\npath = \"/etc/b.conf\"\nservice = \"svc\"\n"), 0o644)
+	os.WriteFile(filepath.Join(n.app, "conf.d", "b.conf"), []byte("mine b\n"), 0o644)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		data, _ := os.ReadFile(filepath.Join(n.root, "etc/b.conf"))
+		if string(data) == "mine b\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b.conf not applied within 30 s: %q", data)
+		}
+	}
+	if reloads.Load() == 0 {
+		t.Error("userscript.toml was not read again")
+	}
 }
