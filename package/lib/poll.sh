@@ -244,8 +244,11 @@ LINES
 }
 
 
-# capture_drift NAME keeps a live file something else wrote over ours in
-# conf.d/.captured/NAME.TIME, for the owner to look at.
+CAPTURED_KEEP=10
+
+# capture_drift NAME LIVE keeps a live file something else wrote over
+# ours in conf.d/.captured/NAME.TIME, for the owner to look at: once a
+# distinct content, the newest CAPTURED_KEEP kept.
 capture_drift() {
 	[ -n "${CAPTURE:-}" ] || return 0
 	hv "$PAUSED" "$1" && return 0
@@ -255,6 +258,22 @@ capture_drift() {
 		return 0
 	fi
 	mkdir -p "$cd_dir" 2>/dev/null
+	# One copy a distinct content; the newest CAPTURED_KEEP are kept.
+	cd_n=0
+	for cd_f in "$cd_dir/$1".[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z; do
+		plain "$cd_f" || continue
+		if cmp -s "$2" "$cd_f"; then
+			log WARN "drift: the live file was rewritten behind us, as before" target="$1" saved="conf.d/.captured/${cd_f##*/}"
+			return 0
+		fi
+		cd_n=$((cd_n + 1))
+	done
+	for cd_f in "$cd_dir/$1".[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z; do
+		[ "$cd_n" -ge "$CAPTURED_KEEP" ] || break
+		plain "$cd_f" || continue
+		rm -f "$cd_f"
+		cd_n=$((cd_n - 1))
+	done
 	cd_name=$1.$(date -u +%Y%m%dT%H%M%SZ)
 	if cat "$2" >"$cd_dir/$cd_name.tmp" 2>/dev/null && mv -f "$cd_dir/$cd_name.tmp" "$cd_dir/$cd_name"; then
 		log WARN "drift: the live file was rewritten behind us" target="$1" saved="conf.d/.captured/$cd_name"
