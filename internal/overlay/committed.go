@@ -81,8 +81,8 @@ func (e *Engine) holdBack(o *Outcome) bool {
 // be written.
 func (e *Engine) keepCommitted(o *Outcome) bool {
 	it := o.Item
-	if len(it.Sources) == 0 {
-		return false
+	if len(it.Sources) == 0 || e.Paused[it.Target.Name] != "" {
+		return false // a paused target is left to whatever rewrites it
 	}
 	if fi, err := e.Sys.Lstat(it.LivePath); err == nil && !fi.Mode().IsRegular() || err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false // never written over: not a regular file

@@ -75,6 +75,26 @@ func flapWorld(t *testing.T, bb string) *World {
 // the reason the paused target's status gave.
 func flap(t *testing.T, w *World) string {
 	t.Helper()
+	reason := tripGuard(t, w)
+	live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
+	is := func(want string) func() bool {
+		return func() bool { b, _ := os.ReadFile(live); return string(b) == want }
+	}
+	if err := os.WriteFile(filepath.Join(w.App, "conf.d", "smb.conf"), []byte(flapEdited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the edit applied (the pause lifted)", is(flapEdited))
+	waitFor(t, "its status", func() bool {
+		text, _ := w.statusText("smb.conf")
+		return strings.HasPrefix(text, "status: NOT VALIDATED\r\n")
+	})
+	return reason
+}
+
+// tripGuard rewrites the target five times, so that the flap guard
+// pauses it; it returns the reason the paused target's status gave.
+func tripGuard(t *testing.T, w *World) string {
+	t.Helper()
 	live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
 	is := func(want string) func() bool {
 		return func() bool { b, _ := os.ReadFile(live); return string(b) == want }
@@ -120,15 +140,51 @@ func flap(t *testing.T, w *World) string {
 	if hasCapture(gui(5)) {
 		t.Errorf("the fifth rewrite was captured while the target was paused")
 	}
-	if err := os.WriteFile(filepath.Join(w.App, "conf.d", "smb.conf"), []byte(flapEdited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the edit applied (the pause lifted)", is(flapEdited))
-	waitFor(t, "its status", func() bool {
-		text, _ := w.statusText("smb.conf")
-		return strings.HasPrefix(text, "status: NOT VALIDATED\r\n")
-	})
 	return reason
+}
+
+// Issue 21, defect 14: once the flap guard has paused a target, the sh
+// poller is quiet again: an idle poll is one ls and one sleep (it used to
+// apply at every poll and write two log lines each time, so the disk
+// never spun down). Under every BusyBox of the matrix.
+func TestShQuietWhilePaused(t *testing.T) {
+	eachBusyBox(t, func(t *testing.T, bb string) {
+		w := flapWorld(t, bb)
+		count := counting(t, w)
+		startPoller(t, w)
+		tripGuard(t, w)
+		n := len(execs(count))
+		polls := func() (c int) {
+			for _, x := range execs(count)[n:] {
+				if x == pollSleep {
+					c++
+				}
+			}
+			return c
+		}
+		waitFor(t, "three polls after the pause", func() bool { return polls() >= 3 })
+		logBefore, _ := os.ReadFile(filepath.Join(w.App, "state", "log"))
+		m := len(execs(count))
+		waitFor(t, "three more polls", func() bool {
+			c := 0
+			for _, x := range execs(count)[m:] {
+				if x == pollSleep {
+					c++
+				}
+			}
+			return c >= 3
+		})
+		got := execs(count)[m:]
+		for _, x := range got {
+			if x != "ls" && x != pollSleep {
+				t.Errorf("a poll while paused ran %s; all it ran: %v", x, got)
+				break
+			}
+		}
+		if logAfter, _ := os.ReadFile(filepath.Join(w.App, "state", "log")); len(logAfter) != len(logBefore) {
+			t.Errorf("the log grew while paused and idle:\n%s", logAfter[len(logBefore):])
+		}
+	})
 }
 
 // startGoDaemon runs the Go engine's daemon (`userscript run`) in w and

@@ -139,6 +139,8 @@ held_matches() {
 # when the live file is not a regular file, the live file stays.
 keep_committed() {
 	[ -n "$SOURCES" ] || return 0
+	# A paused target is left to whatever keeps rewriting it.
+	hv "${PAUSED:-}" "$1" && return 0
 	case $LIVE_OK in '') [ ! -e "$ROOT$TPATH" ] && [ ! -L "$ROOT$TPATH" ] || return 0 ;; esac
 	committed_content "$1" || return 0
 	case $CC_ID in 0) return 0 ;; esac

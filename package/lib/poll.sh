@@ -144,13 +144,16 @@ cmd_poll() {
 # while that apply ended (after it was written, before this listing)
 # would hide in it: an apply right after the listing sees it (one look,
 # nothing done when nothing changed); when that apply had to do
-# something, the next poll applies again.
+# something (a transaction), the next poll applies again.
 poll_settle() {
 	sleep 1
 	listing
 	po_tgt=$LTGT
 	poll_apply || po_tgt=
-	case $APPLIED_QUICK in yes) ;; *) po_tgt= ;; esac
+	# An apply that wrote nothing (a paused or refused target: no
+	# transaction) leaves nothing to look at again: the poller is quiet
+	# until something changes.
+	case $APPLIED_QUICK:${TXN_RAN:-} in yes:* | :) ;; *) po_tgt= ;; esac
 	note_drifts
 }
 
