@@ -15,7 +15,7 @@ import (
 // The old BusyBox builds of the sh engine's test matrix (ARCHITECTURE.md): the
 // folder holding TAG/busybox and path.sh, from USERSCRIPT_BUSYBOX_OLD or
 // the workplace's ../shared/busybox-old next to the source tree.
-var oldBusyBoxTags = []string{"1_00", "1_2_0", "1_7_2"}
+var oldBusyBoxTags = firmsim.OldBusyBoxTags
 
 func oldBusyBoxDir() string {
 	if d := os.Getenv("USERSCRIPT_BUSYBOX_OLD"); d != "" {
