@@ -215,3 +215,43 @@ func TestShHalfCopiedNotApplied(t *testing.T) {
 		t.Errorf("restarts %q: the half-copied file went live too", got)
 	}
 }
+
+// Issue 21, defect 9: a copy still in progress is not applied. Over
+// Wi-Fi a piece of a copy can come seconds late, and the file stays the
+// same over a poll meanwhile; smbd keeps it open for writing the whole
+// time. The poller applies no source some process has open for writing
+// (it looks in /proc/*/fd), however long it waits; once it is closed,
+// the whole file goes live, and Samba restarts once.
+func TestShOpenForWritingNotApplied(t *testing.T) {
+	w := shWorld(t)
+	if err := os.Symlink("/proc", filepath.Join(w.Root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	count := counting(t, w)
+	startPoller(t, w)
+	polls := func() int { return strings.Count(" "+strings.Join(execs(count), " ")+" ", " "+pollSleep+" ") }
+	waitFor(t, "the poller's first poll", func() bool { return polls() > 0 })
+	src := filepath.Join(w.App, "conf.d", "smb.conf")
+	full := "[global]\n\tworkgroup = MINE\n\tserver string = the whole file\n"
+	half := full[:len(full)/2]
+	f, err := os.OpenFile(src, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(half)
+	n := polls()
+	waitFor(t, "four polls of the half file, open for writing", func() bool { return polls() >= n+4 })
+	live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
+	if b, _ := os.ReadFile(live); string(b) != "[global]\n\tworkgroup = ROM\n" {
+		t.Errorf("a file still open for writing went live: %q", b)
+	}
+	f.WriteString(full[len(half):])
+	f.Close()
+	waitFor(t, "the whole file applied", func() bool { b, _ := os.ReadFile(live); return string(b) == full })
+	waitFor(t, "its restart", func() bool { return len(w.restarts()) > 0 })
+	n = polls()
+	waitFor(t, "two more polls", func() bool { return polls() >= n+2 })
+	if got := w.restarts(); len(got) != 1 {
+		t.Errorf("restarts %q, want one", got)
+	}
+}

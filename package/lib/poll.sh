@@ -127,6 +127,12 @@ cmd_poll() {
 			;;
 		esac
 		po_pend=
+		if writing_conf; then
+			# A copy in progress: applied once it is closed and has
+			# stayed the same for a poll.
+			po_pend=$LCONF
+			continue
+		fi
 		unpause "$po_conf" "$LCONF"
 		po_new=$LCONF
 		poll_apply || continue
@@ -149,12 +155,49 @@ poll_settle() {
 	sleep 1
 	listing
 	po_tgt=$LTGT
+	case $LCONF in "$po_conf") ;; *)
+		# conf.d changed while the apply ran (a save still being
+		# made?): the loop applies it once it stays the same.
+		po_tgt=
+		return 0
+		;;
+	esac
 	poll_apply || po_tgt=
 	# An apply that wrote nothing (a paused or refused target: no
 	# transaction) leaves nothing to look at again: the poller is quiet
 	# until something changes.
 	case $APPLIED_QUICK:${TXN_RAN:-} in yes:* | :) ;; *) po_tgt= ;; esac
 	note_drifts
+}
+
+# writing_conf is true while a process has a file of conf.d open for
+# writing: a copy in progress (smbd keeps the file open until the copy
+# ends, and over Wi-Fi a piece may come seconds late). One ls of the
+# processes' fd folders, only when conf.d changed; an fd link's mode says
+# how the file is open (l-wx, lrwx: for writing).
+writing_conf() {
+	wc_out=$(ls -l "$ROOT"/proc/[0-9]*/fd/ 2>/dev/null)
+	case $wc_out in *" -> $CONF/"*) ;; *) return 1 ;; esac
+	set -f
+	wc_ifs=$IFS
+	IFS=$NL
+	for wc_l in $wc_out; do
+		case $wc_l in l?w*" -> $CONF/"*)
+			IFS=$wc_ifs
+			set +f
+			case ${WRITING_LOGGED:-} in '')
+				WRITING_LOGGED=yes
+				log INFO "waiting: a file of conf.d is open for writing (a copy in progress)" file="conf.d/${wc_l##*" -> $CONF/"}"
+				;;
+			esac
+			return 0
+			;;
+		esac
+	done
+	IFS=$wc_ifs
+	set +f
+	WRITING_LOGGED=
+	return 1
 }
 
 # poll_continue is false once the poller must stop: init stop removed
