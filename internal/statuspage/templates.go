@@ -30,14 +30,15 @@ th,td{text-align:left;vertical-align:top;padding:.35em .5em;border-bottom:1px so
 th{background:#f2f2f2}
 td p{margin:0 0 .3em}
 .word{font-weight:bold;white-space:nowrap}
-.s-ok .word,.s-not-validated .word,.r-ok{color:#1b5e20}
-.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected,.r-failed{color:#b71c1c}
-.s-unknown .word,.s-held .word,.s-other .word,.r-pending{color:#8a5300}
+.s-ok .word,.s-not-validated .word,.r-ok .result{color:#1b5e20}
+.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected .result,.r-failed .result{color:#b71c1c}
+.s-unknown .word,.s-held .word,.s-other .word,.r-pending .result{color:#8a5300}
+.file{min-width:9em}
 .s-disabled .word{color:#555}
 .tag{display:inline-block;font-size:.8em;font-weight:bold;border:1px solid #8a5300;color:#8a5300;border-radius:3px;padding:0 .3em;margin-top:.2em}
 .line code{background:#f5f5f5;padding:0 .2em;word-break:break-all}
 .since,.note,.foot{color:#555;font-size:.9em}
-td,li{word-break:break-word}
+td,li{word-wrap:break-word;overflow-wrap:anywhere}
 .chart{max-width:100%;height:auto;border:1px solid #ddd}
 @media print{body{max-width:none}.banner{border-width:3px}a{color:#000}}
 </style>`
@@ -77,7 +78,7 @@ var en = map[string]string{
 <table id="history">
 <tr><th>Generation</th><th>Time</th><th>Kind</th><th>Result</th><th>Changed</th><th>Restarted</th></tr>
 `,
-	"hrow":     `<tr class="r-{{result}}"><td>{{id}}</td><td>{{time}}</td><td>{{kind}}</td><td>{{result}}{{rejhtml}}{{notehtml}}</td><td>{{changed}}</td><td>{{restarted}}</td></tr>` + "\n",
+	"hrow":     `<tr class="r-{{result}}"><td>{{id}}</td><td>{{time}}</td><td>{{kind}}</td><td class="result">{{result}}{{rejhtml}}{{notehtml}}</td><td>{{changed}}</td><td>{{restarted}}</td></tr>` + "\n",
 	"hnote":    `<br><span class="note">{{note}}</span>`,
 	"hrej":     `<br>rejected: {{rejected}}`,
 	"nohist":   `<h2>History</h2>` + "\n" + `<p id="history">No change recorded yet.</p>` + "\n",

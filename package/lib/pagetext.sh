@@ -27,14 +27,15 @@ th,td{text-align:left;vertical-align:top;padding:.35em .5em;border-bottom:1px so
 th{background:#f2f2f2}
 td p{margin:0 0 .3em}
 .word{font-weight:bold;white-space:nowrap}
-.s-ok .word,.s-not-validated .word,.r-ok{color:#1b5e20}
-.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected,.r-failed{color:#b71c1c}
-.s-unknown .word,.s-held .word,.s-other .word,.r-pending{color:#8a5300}
+.s-ok .word,.s-not-validated .word,.r-ok .result{color:#1b5e20}
+.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected .result,.r-failed .result{color:#b71c1c}
+.s-unknown .word,.s-held .word,.s-other .word,.r-pending .result{color:#8a5300}
+.file{min-width:9em}
 .s-disabled .word{color:#555}
 .tag{display:inline-block;font-size:.8em;font-weight:bold;border:1px solid #8a5300;color:#8a5300;border-radius:3px;padding:0 .3em;margin-top:.2em}
 .line code{background:#f5f5f5;padding:0 .2em;word-break:break-all}
 .since,.note,.foot{color:#555;font-size:.9em}
-td,li{word-break:break-word}
+td,li{word-wrap:break-word;overflow-wrap:anywhere}
 .chart{max-width:100%;height:auto;border:1px solid #ddd}
 @media print{body{max-width:none}.banner{border-width:3px}a{color:#000}}
 </style>
@@ -61,14 +62,15 @@ th,td{text-align:left;vertical-align:top;padding:.35em .5em;border-bottom:1px so
 th{background:#f2f2f2}
 td p{margin:0 0 .3em}
 .word{font-weight:bold;white-space:nowrap}
-.s-ok .word,.s-not-validated .word,.r-ok{color:#1b5e20}
-.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected,.r-failed{color:#b71c1c}
-.s-unknown .word,.s-held .word,.s-other .word,.r-pending{color:#8a5300}
+.s-ok .word,.s-not-validated .word,.r-ok .result{color:#1b5e20}
+.s-refused .word,.s-rejected .word,.s-failed .word,.r-rejected .result,.r-failed .result{color:#b71c1c}
+.s-unknown .word,.s-held .word,.s-other .word,.r-pending .result{color:#8a5300}
+.file{min-width:9em}
 .s-disabled .word{color:#555}
 .tag{display:inline-block;font-size:.8em;font-weight:bold;border:1px solid #8a5300;color:#8a5300;border-radius:3px;padding:0 .3em;margin-top:.2em}
 .line code{background:#f5f5f5;padding:0 .2em;word-break:break-all}
 .since,.note,.foot{color:#555;font-size:.9em}
-td,li{word-break:break-word}
+td,li{word-wrap:break-word;overflow-wrap:anywhere}
 .chart{max-width:100%;height:auto;border:1px solid #ddd}
 @media print{body{max-width:none}.banner{border-width:3px}a{color:#000}}
 </style>
@@ -211,7 +213,7 @@ pt_hist() {
 }
 
 pt_hrow() {
-	T="<tr class=\"r-${pv_result}\"><td>${pv_id}</td><td>${pv_time}</td><td>${pv_kind}</td><td>${pv_result}${pv_rejhtml}${pv_notehtml}</td><td>${pv_changed}</td><td>${pv_restarted}</td></tr>
+	T="<tr class=\"r-${pv_result}\"><td>${pv_id}</td><td>${pv_time}</td><td>${pv_kind}</td><td class=\"result\">${pv_result}${pv_rejhtml}${pv_notehtml}</td><td>${pv_changed}</td><td>${pv_restarted}</td></tr>
 "
 }
 
