@@ -37,7 +37,7 @@ CLI_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/amd64
 DEBIAN_PACKAGES := make git ca-certificates \
 	samba smbclient proftpd-core nfs-kernel-server \
 	busybox qemu-user shellcheck lftp util-linux mount hdparm \
-	ansible-core ansible-lint
+	ansible-core ansible-lint chromium
 # The old BusyBox builds (static i386) the sh engine is tested under
 # (make deps makes them run: scripts/busybox-old.sh).
 BUSYBOX_OLD ?= $(or $(USERSCRIPT_BUSYBOX_OLD),../shared/busybox-old)

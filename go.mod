@@ -10,6 +10,7 @@ require (
 	github.com/kardianos/service v1.3.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/net v0.30.0
 	golang.org/x/sys v0.34.0
 )
 
@@ -24,6 +25,5 @@ require (
 	github.com/jcmturner/gokrb5/v8 v8.4.4 // indirect
 	github.com/jcmturner/rpc/v2 v2.0.3 // indirect
 	golang.org/x/crypto v0.28.0 // indirect
-	golang.org/x/net v0.30.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

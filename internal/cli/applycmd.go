@@ -34,6 +34,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		printResult(e, res)
 	}
 	e.writeDoctor(ctx, eng, true)
+	e.writePage(eng)
 	return err
 }
 

@@ -46,6 +46,7 @@ type env struct {
 	version                string
 	stdout, stderr         io.Writer
 	log                    *slog.Logger
+	lang                   string // userscript.toml's language (conf.d/STATUS.html)
 }
 
 type command struct {
@@ -230,6 +231,7 @@ func (e *env) engine(ctx context.Context, dry, lock bool) (*overlay.Engine, func
 		}
 		release = func() { l.Release() }
 	}
+	e.lang = set.Language
 	e.log = e.logger(sys, stateDir, dry, set)
 	eng.Log = e.log
 	for _, n := range notes {

@@ -58,6 +58,7 @@ func runRollback(ctx context.Context, e *env, args []string) error {
 	}
 	defer release()
 	res, err := eng.Rollback(ctx, id)
+	e.writePage(eng)
 	if res != nil {
 		printResult(e, res)
 		if res.Generation == nil && err == nil {

@@ -65,6 +65,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		// its time and the free space changed.
 		Applied: func(*overlay.Result, error) {
 			e.writeDoctor(ctx, eng, first)
+			e.writePage(eng)
 			first = false
 		},
 	}

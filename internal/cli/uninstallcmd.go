@@ -15,6 +15,7 @@ func runUninstall(ctx context.Context, e *env, args []string) error {
 	}
 	defer release()
 	res, err := eng.Uninstall(ctx)
+	e.writePage(eng)
 	if res != nil {
 		printResult(e, res)
 	}

@@ -278,9 +278,9 @@ func (w *world) allowed(rel, now string) bool {
 	if rel == "app/state" || strings.HasPrefix(rel, "app/state/") {
 		return true
 	}
-	if dir, name := filepath.Split(rel); dir == "app/conf.d/" && (strings.HasSuffix(name, ".status") || name == "DOCTOR.txt" || name == "SAFE-MODE") {
-		// A status file (or the doctor's report, or the safe-mode note)
-		// the engine wrote: a regular file of its own.
+	if dir, name := filepath.Split(rel); dir == "app/conf.d/" && (strings.HasSuffix(name, ".status") || name == "DOCTOR.txt" || name == "SAFE-MODE" || name == "STATUS.html") {
+		// A status file (or the doctor's report, the safe-mode note, the
+		// owner's page) the engine wrote: a regular file of its own.
 		return now == "" || strings.HasPrefix(now, "file ")
 	}
 	// conf.d/.firmware: a real folder of the engine's, holding the

@@ -74,6 +74,18 @@ var plantedCases = []hcase{
 		},
 	},
 	{
+		// the owner's page a link out of the app dir: never written
+		// through, never replaced (and its page not written at all).
+		name: "page-symlink",
+		setup: func(w *world) {
+			w.write(w.conf("smb.conf"), smb, 0o644)
+			w.symlink(filepath.Join(w.outside, "keep.txt"), w.conf("STATUS.html"))
+		},
+		check: func(w *world) {
+			w.live("smb.conf", smb)
+		},
+	},
+	{
 		name: "status-hardlink",
 		setup: func(w *world) {
 			w.write(w.conf("smb.conf"), smb, 0o644)

@@ -11,7 +11,8 @@ import (
 )
 
 // Final is what an engine left, for the contract between the engines:
-// every target, every status word, every generation (meta.json with its
+// every target, every status word, the banner of conf.d/STATUS.html,
+// every generation (meta.json with its
 // time masked, files/ and prev/) and the state files docs/FORMATS.md
 // names (base/, written/, held/), keyed by what they are. OK and NOT
 // VALIDATED count as one word: the Go engine validates exports and
@@ -42,6 +43,7 @@ func (w *World) Final() map[string]string {
 		}
 		m["status "+name] = word
 	}
+	m["page banner"] = pageBanner(filepath.Join(w.App, "conf.d", "STATUS.html"))
 	state := filepath.Join(w.App, "state")
 	for _, sub := range []string{"base", "written", "held"} {
 		files, _ := os.ReadDir(filepath.Join(state, sub))
@@ -84,6 +86,23 @@ func (w *World) mask(v string) string {
 }
 
 var reTime = regexp.MustCompile(`"time": "[^"]*",`)
+
+var reBanner = regexp.MustCompile(`<p class="banner ([a-z-]+)"`)
+
+// pageBanner is the kind of the banner of conf.d/STATUS.html (all fine,
+// something needs you, off, safe mode, disk full): the page's own bytes
+// follow from the status files, which the engines word differently
+// (internal/statuspage holds the two pages to one another).
+func pageBanner(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "<none>"
+	}
+	if m := reBanner.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return "<no banner>"
+}
 
 // Compare lists where b differs from a, except keys the scenario says
 // may differ (its `diverge KEY REASON` lines; KEY is a prefix).

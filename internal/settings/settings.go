@@ -25,7 +25,10 @@ type Settings struct {
 	// ("5s"); the Go daemon watches with inotify and only checks it.
 	PollInterval string `toml:"poll_interval"`
 	// LogSize is the size at which state/log is rotated ("256KiB").
-	LogSize  string             `toml:"log_size"`
+	LogSize string `toml:"log_size"`
+	// Language is the language of conf.d/STATUS.html: "en" (the
+	// default) or "de".
+	Language string             `toml:"language"`
 	Targets  map[string]Target  `toml:"targets"`
 	Services map[string]Service `toml:"services"`
 	// Unknown says which keys were not understood (and ignored).

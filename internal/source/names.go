@@ -11,16 +11,17 @@ import (
 // status file of their own. Case does not count (Windows shows DISABLE.txt
 // as DISABLE when it hides extensions).
 const (
-	Disable    = "DISABLE"    // any content: apply nothing (also DISABLE.txt)
-	SafeMode   = "SAFE-MODE"  // written after starts that never finished; delete it to go on
-	DoctorFile = "DOCTOR.txt" // what `userscript doctor` found at the last start
+	Disable    = "DISABLE"     // any content: apply nothing (also DISABLE.txt)
+	SafeMode   = "SAFE-MODE"   // written after starts that never finished; delete it to go on
+	DoctorFile = "DOCTOR.txt"  // what `userscript doctor` found at the last start
+	PageFile   = "STATUS.html" // the page an owner opens (internal/statuspage)
 )
 
 // The lists behind Reserved, IsDisable and systemDropping, in lower case
 // (names compare without case); the sh engine's lib/words.sh is
 // generated from them (internal/shwords).
 var (
-	ReservedNames = []string{"disable", "disable.txt", "safe-mode", "doctor.txt"}
+	ReservedNames = []string{"disable", "disable.txt", "safe-mode", "doctor.txt", "status.html"}
 	DisableNames  = []string{"disable", "disable.txt"}
 	// What Windows Explorer leaves (thumbnail caches, folder settings);
 	// macOS's .DS_Store and ._* resource forks start with a dot.

@@ -381,6 +381,8 @@ apply_end() {
 		doctor_write
 		;;
 	esac
+	part page
+	page_write
 	log INFO "apply done" changed="${G_CHANGED:-}" restarted="${G_RESTARTED:-}"
 	log_flush
 	case $WORK_MADE in yes) rm -rf "$WORK" ;; esac

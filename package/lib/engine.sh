@@ -21,6 +21,7 @@
 #   rollback [N] return to generation N (0: the firmware's own files;
 #                none: the previous good one); the sources wait for an edit
 #   doctor       print the doctor's report and write conf.d/DOCTOR.txt
+#   page         write conf.d/STATUS.html (every apply does) when it changed
 #   uninstall    write conf.d/DISABLE, put back the firmware's files and
 #                the kernel's values, release every hold
 #   version      print the package version
@@ -263,6 +264,13 @@ main() {
 		part doctor
 		cmd_doctor
 		;;
+	page)
+		# conf.d/STATUS.html, as every apply writes it
+		ensure_dirs || exit 1
+		settings_load
+		part page
+		page_write
+		;;
 	uninstall)
 		part wayout
 		cmd_uninstall
@@ -275,7 +283,7 @@ main() {
 	version) cmd_version ;;
 	probe) cmd_probe "${2:-}" ;;
 	*)
-		echo "usage: engine.sh apply|poll|stop|running|status|words|history|rollback [N]|doctor|uninstall|version|probe BIN" >&2
+		echo "usage: engine.sh apply|poll|stop|running|status|words|history|rollback [N]|doctor|page|uninstall|version|probe BIN" >&2
 		exit 2
 		;;
 	esac

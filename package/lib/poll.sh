@@ -58,7 +58,7 @@ listing() {
 	li_ifs=$IFS
 	IFS=$NL
 	for li_l in $li_out; do
-		case $li_l in total* | *.status | *' .captured' | *' .firmware' | *' DOCTOR.txt' | '') continue ;; esac
+		case $li_l in total* | *.status | *' .captured' | *' .firmware' | *' DOCTOR.txt' | *' STATUS.html' | '') continue ;; esac
 		# Fields joined by one space: ls pads its columns to the widest
 		# entry, our status files included.
 		IFS=' '

@@ -109,6 +109,7 @@ settings_defaults() {
 	KEEP=20
 	VTIMEOUT=30
 	STRICT=
+	PAGE_LANG=en
 	POLL_SET=
 	LOG_MAX=262144
 	SVC_SET=
@@ -263,6 +264,7 @@ setting() {
 		poll_interval) seconds "$3" "$TV" pos && POLL_SET=$SECS ;;
 		strict) case $TV in true) STRICT=yes ;; false) STRICT= ;; *) sl_bad="strict = $TV: write true or false" ;; esac ;;
 		log_size) log_bytes "$TV" ;;
+		language) PAGE_LANG=$TV ;;
 		profile)
 			case $TV in '' | "$PROFILE") ;; *) set_note "$sl_f: profile = \"$TV\": this device's sh engine has only the profile it was built with ($PROFILE); it is used" ;; esac
 			;;

@@ -9,7 +9,7 @@
 # reserved NAME: NAME is one of conf.d's reserved names: never a source, never a status of its own.
 reserved() {
 	case $1 in
-	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt] | [Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt]) return 0 ;;
+	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt] | [Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt] | [Ss][Tt][Aa][Tt][Uu][Ss].[Hh][Tt][Mm][Ll]) return 0 ;;
 	esac
 	return 1
 }
