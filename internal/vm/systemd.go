@@ -1,0 +1,151 @@
+package vm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The systemd box: Debian bookworm booted by systemd, userscript installed
+// as the README tells a systemd owner: the amd64 package unpacked, then
+// `userscript service install && userscript service start`.
+const (
+	SdApp = "/srv/nas/userscript"
+	// SdSettings is the owner's userscript.toml for Debian: the package's
+	// profile (bananapi, Arch Linux) names units and paths Debian does
+	// not have (smb, vsftpd, /usr/bin/exportfs).
+	SdSettings = `[targets."vsftpd.conf"]
+remove = true
+
+[targets."proftpd.conf"]
+path = "/etc/proftpd/proftpd.conf"
+validator = "proftpd"
+service = "proftpd"
+
+[services.smb]
+restart = ["/usr/bin/systemctl", "restart", "smbd"]
+
+[services.nfs-server]
+restart = ["/usr/sbin/exportfs", "-ra"]
+
+[services.proftpd]
+restart = ["/usr/bin/systemctl", "restart", "proftpd"]
+process = "proftpd"
+ports = [21]
+`
+	// sdPrecut keeps, for the power-cut test, what the disk held before
+	// this boot's userscript ran (the test's, not part of userscript).
+	sdPrecut = `[Unit]
+Description=Copy what the disk held before userscript starts (test)
+DefaultDependencies=no
+After=local-fs.target
+Before=userscript.service
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'rm -rf /run/precut; cp -a ` + SdApp + ` /run/precut; mkdir -p /run/precut/live; cp -p /etc/samba/smb.conf /etc/proftpd/proftpd.conf /run/precut/live/'
+
+[Install]
+WantedBy=multi-user.target
+`
+)
+
+// A SystemdBox is one Debian machine with systemd; its root disk is kept
+// across boots and cuts.
+type SystemdBox struct {
+	Dir   string
+	Image *Image
+	Root  string
+	Spare string // /dev/vdb: the tools disk is /dev/vdc in both boxes
+	Tools string
+	M     *Machine
+}
+
+// NewSystemdBox copies the image's root and lays out the tools disk with
+// the amd64 package pkg.
+func NewSystemdBox(dir string, img *Image, pkg string) (*SystemdBox, error) {
+	b := &SystemdBox{Dir: dir, Image: img, Root: filepath.Join(dir, "root.img"),
+		Spare: filepath.Join(dir, "spare.img"), Tools: filepath.Join(dir, "tools.img")}
+	if err := CopySparse(img.Root, b.Root); err != nil {
+		return nil, err
+	}
+	tools := filepath.Join(dir, "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		return nil, err
+	}
+	if err := BuildGuest(tools); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tools, "agent"), []byte("#!/bin/sh\nexec /run/tools/guest agent\n"), 0o755); err != nil {
+		return nil, err
+	}
+	body, err := os.ReadFile(pkg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tools, "userscript-amd64.tgz"), body, 0o644); err != nil {
+		return nil, err
+	}
+	if err := MakeDisk(b.Tools, "ext2", 64, tools, "vmtools"); err != nil {
+		return nil, err
+	}
+	return b, MakeDisk(b.Spare, "ext4", 8, "", "spare")
+}
+
+// Boot starts the machine and waits for the agent.
+func (b *SystemdBox) Boot(ctx context.Context) error {
+	m, err := Start(ctx, Config{
+		Dir: b.Dir, Image: b.Image,
+		Append:   "root=/dev/vda rw console=ttyS0 panic=1 mitigations=off quiet",
+		Drives:   []Drive{{Path: b.Root}, {Path: b.Spare}, {Path: b.Tools}},
+		Forwards: []int{445, 21, 2049},
+	})
+	if err != nil {
+		return err
+	}
+	b.M = m
+	return m.WaitAgent(ctx)
+}
+
+// WaitBooted waits until systemd has finished the boot (userscript's boot
+// apply has run once its status file is there).
+func (b *SystemdBox) WaitBooted(ctx context.Context) error {
+	_, err := b.M.Run(ctx, "systemctl is-system-running --wait >/dev/null; until [ -f "+SdApp+"/conf.d/smb.conf.status ] || ! [ -f "+SdApp+"/bin/userscript ]; do sleep 0.5; done")
+	if err != nil {
+		return fmt.Errorf("boot: %w; console: %s", err, b.M.Tail())
+	}
+	return nil
+}
+
+// Install unpacks the package and installs and starts the service, as
+// the README says.
+func (b *SystemdBox) Install(ctx context.Context) (string, error) {
+	return b.M.Run(ctx, `set -e
+mkdir -p /srv/nas
+tar -C /srv/nas -xzf /run/tools/userscript-amd64.tgz
+cat >`+SdApp+`/userscript.toml <<'EOF'
+`+SdSettings+`EOF
+cat >/etc/systemd/system/vm-precut.service <<'EOF'
+`+sdPrecut+`EOF
+systemctl enable vm-precut.service 2>&1
+cd `+SdApp+`
+./bin/userscript service install && ./bin/userscript service start
+sync`)
+}
+
+// Reboot is systemd's orderly reboot (qemu ends: -no-reboot), then Boot
+// and WaitBooted.
+func (b *SystemdBox) Reboot(ctx context.Context) error {
+	b.M.Exec(ctx, "systemctl reboot")
+	c, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := b.M.Wait(c); err != nil {
+		return err
+	}
+	if err := b.Boot(ctx); err != nil {
+		return err
+	}
+	return b.WaitBooted(ctx)
+}
