@@ -128,6 +128,10 @@ func ROM(bb string) ([]byte, error) {
 	link("bin/testparm", "/usr/bin/testparm")
 	link("bin/proftpd", "/usr/sbin/proftpd")
 	file("etc/exports", nil, 0o644)
+	// Samba's RPC helper (samba-dcerpcd: share lists) reads the default
+	// config path, not smbd's -s.
+	dir("etc/samba", 0o755)
+	link("etc/samba/smb.conf", "/"+firmsim.SmbConf)
 	file("etc/hosts", []byte("127.0.0.1 localhost nas\n"), 0o644)
 	err = fs.WalkDir(fwFiles, "fw", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -151,7 +155,10 @@ func ROM(bb string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), w.Close()
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Boot starts the box from its disks (the root a snapshot: nothing the
@@ -160,7 +167,7 @@ func ROM(bb string) ([]byte, error) {
 func (b *FirmwareBox) Boot(ctx context.Context) error {
 	m, err := Start(ctx, Config{
 		Dir: b.Dir, Image: b.Image,
-		Append:   "root=/dev/vda ro console=ttyS0 init=/sbin/vm-init panic=1 mitigations=off",
+		Append:   "root=/dev/vda ro console=ttyS0 init=/sbin/vm-init net.ifnames=0 panic=1 mitigations=off",
 		Drives:   []Drive{{Path: b.Image.Root, Snapshot: true}, {Path: b.Data}, {Path: b.Tools}},
 		Forwards: []int{445, 21, 2049},
 	})
@@ -174,18 +181,10 @@ func (b *FirmwareBox) Boot(ctx context.Context) error {
 // WaitBooted waits until the firmware's rc has run every application's
 // init start.
 func (b *FirmwareBox) WaitBooted(ctx context.Context) error {
-	for {
-		if _, rc, err := b.M.Exec(ctx, "test -f "+FwRoot+"/tmp/boot.done"); err != nil {
-			return err
-		} else if rc == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the firmware's rc did not finish: %w; console: %s", ctx.Err(), b.M.Tail())
-		case <-time.After(500 * time.Millisecond):
-		}
+	if _, err := b.M.Run(ctx, "@wait "+FwRoot+"/tmp/boot.done"); err != nil {
+		return fmt.Errorf("the firmware's rc did not finish: %w; console: %s", err, b.M.Tail())
 	}
+	return nil
 }
 
 // Fw runs script inside the firmware root under its BusyBox 1.00 with

@@ -44,7 +44,7 @@ func TestFirmwareBoots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	b := fwBox(t, ctx)
-	out, err := b.M.Run(ctx, "ps -eo pid,args; ls -la "+FwRoot+FwApp+"/conf.d "+FwRoot+FwApp+"/state; cat "+FwRoot+"/proc/mounts")
+	out, err := b.M.Run(ctx, "ps -eo pid,args; ls -la "+FwRoot+FwApp+"/conf.d "+FwRoot+FwApp+"/state; cat "+FwRoot+"/proc/mounts "+FwRoot+"/var/log/samba/log.smbd "+FwRoot+"/system/hddapp/etc/samba/smb.conf; ls -la /mnt/var/log/samba; tail -n 30 /mnt/var/log/samba/*")
 	t.Logf("%s %v", out, err)
 	if !strings.Contains(out, "smbd") {
 		t.Errorf("no smbd after boot")
@@ -90,4 +90,218 @@ func TestFirmwarePowerCuts(t *testing.T) {
 	for _, p := range c.problems {
 		t.Error(p)
 	}
+}
+
+// waitStatus waits until conf.d/NAME.status says word.
+func waitStatus(t *testing.T, ctx context.Context, m *Machine, app, name, word string) string {
+	t.Helper()
+	end := time.Now().Add(4 * time.Minute)
+	for {
+		st, _, err := m.Read(ctx, app+"/conf.d/"+name+".status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Status(st) == word {
+			return st
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%s.status never said %s: %s", name, word, st)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// kernelTuning is a sysctl.conf and a tuning.conf for the guest's NIC
+// and first disk, with values the guest's kernel does not have by
+// default; read back from the kernel by kernelValues.
+func kernelTuning(t *testing.T, ctx context.Context, m *Machine, nic string) (sysctl, tuning string, want map[string]string) {
+	sched, err := m.Run(ctx, "cat /sys/block/vda/queue/scheduler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := ""
+	for _, s := range strings.Fields(sched) {
+		if !strings.HasPrefix(s, "[") {
+			pick = s
+		}
+	}
+	want = map[string]string{
+		"/proc/sys/net/core/rmem_max":             "4194304",
+		"/proc/sys/net/ipv4/tcp_rmem":             "8192\t873800\t4194304",
+		"/sys/class/net/" + nic + "/tx_queue_len": "2000",
+		"/sys/block/vda/queue/read_ahead_kb":      "1024",
+		"/sys/block/vda/queue/scheduler":          "[" + pick + "]",
+	}
+	sysctl = "net.core.rmem_max = 4194304\nnet.ipv4.tcp_rmem = 8192 873800 4194304\n"
+	tuning = "txqueuelen " + nic + " = 2000\nsysfs block/vda/queue/read_ahead_kb = 1024\nsysfs block/vda/queue/scheduler = " + pick + "\n"
+	return sysctl, tuning, want
+}
+
+// kernelValues reads each kernel file of want and says which differ.
+func kernelValues(ctx context.Context, m *Machine, want map[string]string) []string {
+	var bad []string
+	for p, w := range want {
+		got, _, _ := m.Read(ctx, p)
+		got = strings.TrimSpace(got)
+		if strings.HasPrefix(w, "[") {
+			if !strings.Contains(got, w) {
+				bad = append(bad, p+": "+got+", want "+w)
+			}
+		} else if got != w {
+			bad = append(bad, p+": "+got+", want "+w)
+		}
+	}
+	return bad
+}
+
+// TestFirmwareReboots: conf.d (a .merge, an .add, a replacement,
+// sysctl.conf, tuning.conf) is live after every real reboot, statuses
+// true, the history unchanged by reboots; smbclient through the forward
+// sees the edit; a config smbd cannot serve with is REJECTED.
+func TestFirmwareReboots(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	b := fwBox(t, ctx)
+	app := FwRoot + FwApp
+	sysctl, tuning, want := kernelTuning(t, ctx, b.M, "eth0")
+	files := map[string]string{
+		"smb.conf.merge": "[global]\nserver string = tuned by userscript\n\n[tuned]\npath = /mnt/ide1/public\ncomment = added by a merge\nread only = yes\nguest ok = yes\n",
+		"smb.conf.add":   "\n[appended]\npath = /mnt/ide1/public\ncomment = added by an add\nguest ok = yes\n",
+		"exports":        "/mnt/ide1/public 10.0.2.0/24(ro,no_subtree_check)\n",
+		"sysctl.conf":    sysctl,
+		"tuning.conf":    tuning,
+	}
+	for name, body := range files {
+		if err := b.M.Save(ctx, app+"/conf.d/"+name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) string {
+		t.Helper()
+		waitStatus(t, ctx, b.M, app, "smb.conf", "OK")
+		waitStatus(t, ctx, b.M, app, "exports", "NOT VALIDATED")
+		waitStatus(t, ctx, b.M, app, "sysctl", "OK")
+		waitStatus(t, ctx, b.M, app, "tuning", "OK")
+		if bad := kernelValues(ctx, b.M, want); len(bad) > 0 {
+			t.Errorf("%s: kernel values: %v", when, bad)
+		}
+		l := smbclient(t, b.M)
+		for _, s := range []string{"tuned", "appended", "tuned by userscript"} {
+			if !strings.Contains(l, s) {
+				t.Errorf("%s: smbclient -L does not show %q:\n%s", when, s, l)
+			}
+		}
+		live, _, _ := b.M.Read(ctx, FwRoot+"/etc/exports")
+		if !strings.Contains(live, "10.0.2.0/24") {
+			t.Errorf("%s: /etc/exports: %q", when, live)
+		}
+		gens, err := b.M.Run(ctx, "ls "+app+"/state/gen")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gens
+	}
+	gens := check("after the edit")
+	for i := 1; i <= 2; i++ {
+		if err := b.Reboot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		when := "after reboot " + strconv.Itoa(i)
+		if g := check(when); g != gens {
+			t.Errorf("%s: the history changed: %q, was %q", when, g, gens)
+		}
+	}
+	// A config testparm accepts but smbd cannot serve with.
+	before, _, _ := b.M.Read(ctx, FwRoot+"/system/hddapp/etc/samba/smb.conf")
+	bad := files["smb.conf.merge"] + "\n[global]\ninterfaces = 10.9.9.9/24\nbind interfaces only = yes\n"
+	if err := b.M.Save(ctx, app+"/conf.d/smb.conf.merge", bad); err != nil {
+		t.Fatal(err)
+	}
+	st := waitStatus(t, ctx, b.M, app, "smb.conf", "REJECTED")
+	t.Logf("smb.conf.status:\n%s", st)
+	if after, _, _ := b.M.Read(ctx, FwRoot+"/system/hddapp/etc/samba/smb.conf"); after != before {
+		t.Errorf("the rejected smb.conf was not rolled back:\n%s", after)
+	}
+	if l := smbclient(t, b.M); !strings.Contains(l, "tuned") {
+		t.Errorf("after the rollback smbclient -L does not show the tuned share:\n%s", l)
+	}
+}
+
+// mark is a moment in the guest: its uptime and the count of processes
+// its kernel has started (the processes line of /proc/stat).
+type mark struct {
+	ms    float64
+	procs int
+}
+
+func parseMark(t *testing.T, text string) mark {
+	var m mark
+	lines := strings.Split(text, "\n")
+	if f := strings.Fields(lines[0]); len(f) > 0 {
+		s, _ := strconv.ParseFloat(f[0], 64)
+		m.ms = s * 1000
+	}
+	for _, l := range lines {
+		if n, ok := strings.CutPrefix(l, "processes "); ok {
+			m.procs, _ = strconv.Atoi(n)
+		}
+	}
+	if m.ms == 0 || m.procs == 0 {
+		t.Fatalf("not a mark: %q", text)
+	}
+	return m
+}
+
+// TestFirmwareSpeed measures the boot apply on a real boot of the
+// firmware box (BusyBox 1.00, the ROM restored: every target written,
+// its service restarted) against three cp in the same guest, and the
+// share of the whole boot it takes. It prints numbers; it asserts none.
+func TestFirmwareSpeed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	b := fwBox(t, ctx)
+	app := FwRoot + FwApp
+	files := map[string]string{
+		"smb.conf.merge": "[global]\nserver string = speed\n",
+		"proftpd.conf":   strings.Replace(mustFw("fw/proftpd.conf"), "IB-NAS4220-B", "speed", 1),
+		"exports":        "/mnt/ide1/public 10.0.2.0/24(ro,no_subtree_check)\n",
+	}
+	for name, body := range files {
+		if err := b.M.Save(ctx, app+"/conf.d/"+name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitStatus(t, ctx, b.M, app, "smb.conf", "OK")
+	waitStatus(t, ctx, b.M, app, "proftpd.conf", "OK")
+	for i := 0; i < 3; i++ {
+		if err := b.Reboot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		read := func(name string) mark {
+			s, _, err := b.M.Read(ctx, FwRoot+"/tmp/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return parseMark(t, s)
+		}
+		rc0, apps0, done := read("boot.rc0"), read("boot.apps0"), read("boot.done")
+		// Three cp of the same files, in the firmware root, under the same
+		// BusyBox; the marks cost one cat each, as in rc.
+		out, err := b.Fw(ctx, "cat /proc/uptime /proc/stat >/tmp/cp0; cp /system/hddapp/etc/samba/smb.conf /tmp/a; cp /system/hddapp/etc/proftpd.conf /tmp/b; cp /etc/exports /tmp/c; cat /proc/uptime /proc/stat >/tmp/cp1")
+		if err != nil {
+			t.Fatal(out, err)
+		}
+		cp0, cp1 := read("cp0"), read("cp1")
+		t.Logf("boot %d: init start (apply, 3 targets written, 3 services restarted, poller started) %.0f ms, %d processes; 3 cp %.0f ms, %d processes; kernel start to rc end %.0f ms, of it the firmware's rc %.0f ms (services %.0f ms); init start is %.0f%% of the boot",
+			i+1, done.ms-apps0.ms, done.procs-apps0.procs-1, cp1.ms-cp0.ms, cp1.procs-cp0.procs-1,
+			done.ms, done.ms-rc0.ms, apps0.ms-rc0.ms, 100*(done.ms-apps0.ms)/done.ms)
+	}
+}
+
+func mustFw(name string) string {
+	b, err := fwFiles.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -98,7 +98,7 @@ func NewSystemdBox(dir string, img *Image, pkg string) (*SystemdBox, error) {
 func (b *SystemdBox) Boot(ctx context.Context) error {
 	m, err := Start(ctx, Config{
 		Dir: b.Dir, Image: b.Image,
-		Append:   "root=/dev/vda rw console=ttyS0 panic=1 mitigations=off quiet",
+		Append:   "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1 mitigations=off quiet",
 		Drives:   []Drive{{Path: b.Root}, {Path: b.Spare}, {Path: b.Tools}},
 		Forwards: []int{445, 21, 2049},
 	})

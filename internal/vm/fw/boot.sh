@@ -8,6 +8,8 @@
 # (the device's root is a ramdisk from flash); /usr is Debian's, read-only,
 # for the daemons (smbd, proftpd, rpc.nfsd) and their libraries; the data
 # disk (ext3, /dev/vdb) is mounted at /mnt/ide1 as on the device.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
 T=/run/tools
 F=/mnt
 echo 1 >/proc/sys/kernel/sysrq
