@@ -162,40 +162,70 @@ func TestFirmwareReboots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	b := fwBox(t, ctx)
-	app := FwRoot + FwApp
-	sysctl, tuning, want := kernelTuning(t, ctx, b.M, "eth0")
+	rebootProof(t, ctx, rebootBox{
+		m: func() *Machine { return b.M }, app: FwRoot + FwApp, reboot: b.Reboot,
+		smbConf: FwRoot + "/system/hddapp/etc/samba/smb.conf", exports: FwRoot + "/etc/exports",
+		share: "/mnt/ide1/public", exportsWord: "NOT VALIDATED",
+		uninstall: func(ctx context.Context) (string, error) { return b.Fw(ctx, "/bin/sh "+FwApp+"/init uninstall") },
+	})
+}
+
+// A rebootBox is what rebootProof needs of a box.
+type rebootBox struct {
+	m                func() *Machine
+	app              string
+	reboot           func(context.Context) error
+	smbConf, exports string // live paths
+	share            string // a folder for the shares
+	exportsWord      string // the status an exports replacement gets
+	uninstall        func(context.Context) (string, error)
+}
+
+func rebootProof(t *testing.T, ctx context.Context, b rebootBox) {
+	app := b.app
+	sysctl, tuning, want := kernelTuning(t, ctx, b.m(), "eth0")
+	orig := map[string]string{}
+	for p := range want {
+		v, _, _ := b.m().Read(ctx, p)
+		v = strings.TrimSpace(v)
+		if i := strings.Index(v, "["); i >= 0 {
+			v = v[i : strings.Index(v, "]")+1]
+		}
+		orig[p] = v
+	}
 	files := map[string]string{
-		"smb.conf.merge": "[global]\nserver string = tuned by userscript\n\n[tuned]\npath = /mnt/ide1/public\ncomment = added by a merge\nread only = yes\nguest ok = yes\n",
-		"smb.conf.add":   "\n[appended]\npath = /mnt/ide1/public\ncomment = added by an add\nguest ok = yes\n",
-		"exports":        "/mnt/ide1/public 10.0.2.0/24(ro,no_subtree_check)\n",
+		"smb.conf.merge": "[global]\nserver string = tuned by userscript\n\n[tuned]\npath = " + b.share + "\ncomment = added by a merge\nread only = yes\nguest ok = yes\n",
+		"smb.conf.add":   "\n[appended]\npath = " + b.share + "\ncomment = added by an add\nguest ok = yes\n",
+		"exports":        b.share + " 10.0.2.0/24(ro,no_subtree_check)\n",
 		"sysctl.conf":    sysctl,
 		"tuning.conf":    tuning,
 	}
 	for name, body := range files {
-		if err := b.M.Save(ctx, app+"/conf.d/"+name, body); err != nil {
+		if err := b.m().Save(ctx, app+"/conf.d/"+name, body); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check := func(when string) string {
 		t.Helper()
-		waitStatus(t, ctx, b.M, app, "smb.conf", "OK")
-		waitStatus(t, ctx, b.M, app, "exports", "NOT VALIDATED")
-		waitStatus(t, ctx, b.M, app, "sysctl", "OK")
-		waitStatus(t, ctx, b.M, app, "tuning", "OK")
-		if bad := kernelValues(ctx, b.M, want); len(bad) > 0 {
+		waitStatus(t, ctx, b.m(), app, "smb.conf", "OK")
+		waitStatus(t, ctx, b.m(), app, "exports", b.exportsWord)
+		waitStatus(t, ctx, b.m(), app, "sysctl", "OK")
+		waitStatus(t, ctx, b.m(), app, "tuning", "OK")
+		if bad := kernelValues(ctx, b.m(), want); len(bad) > 0 {
 			t.Errorf("%s: kernel values: %v", when, bad)
 		}
-		l := smbclient(t, b.M)
-		for _, s := range []string{"tuned", "appended", "tuned by userscript"} {
+		l := smbclient(t, b.m())
+		for _, s := range []string{"tuned", "appended"} {
 			if !strings.Contains(l, s) {
 				t.Errorf("%s: smbclient -L does not show %q:\n%s", when, s, l)
 			}
 		}
-		live, _, _ := b.M.Read(ctx, FwRoot+"/etc/exports")
+		smbls(t, b.m(), "tuned")
+		live, _, _ := b.m().Read(ctx, b.exports)
 		if !strings.Contains(live, "10.0.2.0/24") {
-			t.Errorf("%s: /etc/exports: %q", when, live)
+			t.Errorf("%s: exports: %q", when, live)
 		}
-		gens, err := b.M.Run(ctx, "ls "+app+"/state/gen")
+		gens, err := b.m().Run(ctx, "ls "+app+"/state/gen")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +233,7 @@ func TestFirmwareReboots(t *testing.T) {
 	}
 	gens := check("after the edit")
 	for i := 1; i <= 2; i++ {
-		if err := b.Reboot(ctx); err != nil {
+		if err := b.reboot(ctx); err != nil {
 			t.Fatal(err)
 		}
 		when := "after reboot " + strconv.Itoa(i)
@@ -212,18 +242,32 @@ func TestFirmwareReboots(t *testing.T) {
 		}
 	}
 	// A config testparm accepts but smbd cannot serve with.
-	before, _, _ := b.M.Read(ctx, FwRoot+"/system/hddapp/etc/samba/smb.conf")
+	before, _, _ := b.m().Read(ctx, b.smbConf)
 	bad := files["smb.conf.merge"] + "\n[global]\ninterfaces = 10.9.9.9/24\nbind interfaces only = yes\n"
-	if err := b.M.Save(ctx, app+"/conf.d/smb.conf.merge", bad); err != nil {
+	if err := b.m().Save(ctx, app+"/conf.d/smb.conf.merge", bad); err != nil {
 		t.Fatal(err)
 	}
-	st := waitStatus(t, ctx, b.M, app, "smb.conf", "REJECTED")
+	st := waitStatus(t, ctx, b.m(), app, "smb.conf", "REJECTED")
 	t.Logf("smb.conf.status:\n%s", st)
-	if after, _, _ := b.M.Read(ctx, FwRoot+"/system/hddapp/etc/samba/smb.conf"); after != before {
+	if after, _, _ := b.m().Read(ctx, b.smbConf); after != before {
 		t.Errorf("the rejected smb.conf was not rolled back:\n%s", after)
 	}
-	if l := smbclient(t, b.M); !strings.Contains(l, "tuned") {
-		t.Errorf("after the rollback smbclient -L does not show the tuned share:\n%s", l)
+	smbls(t, b.m(), "tuned")
+	// uninstall puts the kernel's values back.
+	if out, err := b.uninstall(ctx); err != nil {
+		t.Fatalf("uninstall: %v: %s", err, out)
+	}
+	if bad := kernelValues(ctx, b.m(), orig); len(bad) > 0 {
+		t.Errorf("after uninstall: %v", bad)
+	}
+}
+
+// smbls connects to a share through the forward and lists it.
+func smbls(t *testing.T, m *Machine, share string) {
+	t.Helper()
+	out, err := exec.Command("smbclient", "-N", "//127.0.0.1/"+share, "-p", strconv.Itoa(m.Port(445)), "-m", "SMB3", "-c", "ls").CombinedOutput()
+	if err != nil {
+		t.Errorf("smbclient //127.0.0.1/%s -c ls: %v: %s", share, err, out)
 	}
 }
 

@@ -17,21 +17,26 @@ import (
 
 // A cutBox is what the power-cut loop needs of a box.
 type cutBox struct {
-	name    string
-	m       func() *Machine
-	boot    func(ctx context.Context) error // start qemu, wait for the agent
-	booted  func(ctx context.Context) error // the boot's apply has run
-	app     string                          // the app dir, as the agent sees it
-	live    map[string]string               // target name → live path
-	precut  string                          // the app dir as the disk held it before this boot's engine ran
-	sources map[string][2]string            // conf.d name → its two good versions
-	bad     [2]string                       // a conf.d name and a version the service cannot serve with
+	name   string
+	m      func() *Machine
+	boot   func(ctx context.Context) error // start qemu, wait for the agent
+	booted func(ctx context.Context) error // the boot's apply has run
+	app    string                          // the app dir, as the agent sees it
+	live   map[string]string               // target name → live path
+	precut string                          // the app dir as the disk held it before this boot's engine ran
+	// precutLive: each target as the disk held it before this boot's
+	// engine ran (the systemd box; the firmware box's targets are
+	// restored from ROM at every boot)
+	precutLive map[string]string
+	sources    map[string][2]string // conf.d name → its two good versions
+	bad        [2]string            // a conf.d name and a version the service cannot serve with
 }
 
 // cutCounts sums up the cuts.
 type cutCounts struct {
 	cuts                map[string]int // by phase
 	journal             map[string]int // newest committed generation at the cut: old, new, torn, none
+	live                map[string]int // targets on the disk at the cut (precutLive): old, new, torn
 	lost, torn          int            // conf.d files the owner saved: gone, or not whole
 	converged, notTrue  int
 	problems            []string
@@ -147,7 +152,7 @@ func marker(v int) string { return "userscript-cut-v" + strconv.Itoa(v) }
 // powerCuts kills the box n times at random moments of an apply, a
 // rollback and a boot, boots it again after each, and checks it.
 func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
-	c := &cutCounts{cuts: map[string]int{}, journal: map[string]int{}}
+	c := &cutCounts{cuts: map[string]int{}, journal: map[string]int{}, live: map[string]int{}}
 	st := learn(t, ctx, b, c)
 	t0 := time.Now()
 	if err := rebootHard(ctx, b, c); err != nil {
@@ -228,6 +233,7 @@ func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
 				st.status[tg] = "REJECTED"
 			}
 		}
+		t.Logf("%s: cut %d (%s) after %v: settled %v", b.name, i, phase, delay.Round(time.Millisecond), ok)
 		if ok {
 			c.converged++
 		} else {
@@ -279,6 +285,19 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): conf.d/%s not what was saved (%d bytes, saved %d)", i, phase, name, len(got), len(body)))
 		}
 	}
+	for tg, p := range b.precutLive {
+		body, _, _ := b.m().Read(ctx, p)
+		h := md5hex(body)
+		switch {
+		case h == st.want[tg]:
+			c.live["new"]++
+		case h == prevWant[tg] || st.results[tg][h] != "":
+			c.live["old"]++
+		default:
+			c.live["torn"]++
+			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the live %s at the cut is no version (%d bytes)", i, phase, tg, len(body)))
+		}
+	}
 	out, _, err := b.m().Exec(ctx, "cd "+quote(b.precut+"/state/gen")+" 2>/dev/null && grep -l '\"result\": \"ok\"' */meta.json | sort | tail -n 1")
 	if err != nil {
 		t.Fatal(err)
@@ -315,9 +334,13 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 }
 
 func (c *cutCounts) String() string {
+	live := ""
+	if len(c.live) > 0 {
+		live = fmt.Sprintf("; targets on the disk at the cut: old %d, new %d, torn %d", c.live["old"], c.live["new"], c.live["torn"])
+	}
 	return fmt.Sprintf("cuts: %d (apply %d, rollback %d, boot %d); generation at the cut: old %d, new %d, torn %d; conf.d: lost %d, torn %d; after the next boot: settled and true %d, not %d",
 		c.cuts["apply"]+c.cuts["rollback"]+c.cuts["boot"], c.cuts["apply"], c.cuts["rollback"], c.cuts["boot"],
-		c.journal["old"], c.journal["new"], c.journal["torn"], c.lost, c.torn, c.converged, c.notTrue)
+		c.journal["old"], c.journal["new"], c.journal["torn"], c.lost, c.torn, c.converged, c.notTrue) + live
 }
 
 // cutsWanted is the number of cuts per box: USERSCRIPT_VM_CUTS, else 20.

@@ -54,6 +54,10 @@ func sdCutBox(b *SystemdBox) *cutBox {
 			"proftpd.conf": "/etc/proftpd/proftpd.conf",
 		},
 		precut: "/run/precut",
+		precutLive: map[string]string{
+			"smb.conf":     "/run/precut/live/smb.conf",
+			"proftpd.conf": "/run/precut/live/proftpd.conf",
+		},
 		sources: map[string][2]string{
 			"smb.conf.merge": {merge(0), merge(1)},
 			"proftpd.conf":   {ftp(0), ftp(1)},
@@ -71,4 +75,18 @@ func TestSystemdPowerCuts(t *testing.T) {
 	for _, p := range c.problems {
 		t.Error(p)
 	}
+}
+
+// TestSystemdReboots: the same proof on the systemd box with the Go
+// engine.
+func TestSystemdReboots(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	b := sdBox(t, ctx)
+	rebootProof(t, ctx, rebootBox{
+		m: func() *Machine { return b.M }, app: SdApp, reboot: b.Reboot,
+		smbConf: "/etc/samba/smb.conf", exports: "/etc/exports",
+		share: "/srv", exportsWord: "OK",
+		uninstall: func(ctx context.Context) (string, error) { return b.M.Run(ctx, SdApp+"/bin/userscript uninstall") },
+	})
 }
