@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ func NewSystemdBox(dir string, img *Image, pkg string) (*SystemdBox, error) {
 	b := &SystemdBox{Dir: dir, Image: img, Root: filepath.Join(dir, "root.img"),
 		Spare: filepath.Join(dir, "spare.img"), Tools: filepath.Join(dir, "tools.img")}
 	if err := CopySparse(img.Root, b.Root); err != nil {
+		return nil, err
+	}
+	if err := patchRoot(dir, b.Root); err != nil {
 		return nil, err
 	}
 	tools := filepath.Join(dir, "tools")
@@ -150,4 +154,48 @@ func (b *SystemdBox) Reboot(ctx context.Context) error {
 		return err
 	}
 	return b.WaitBooted(ctx)
+}
+
+// sdAgentUnit starts the agent once /dev/vdc is there, however long udev
+// takes: the image's unit waited for dev-vdc.device, whose 90 s timeout
+// a TCG boot on a busy machine overran (the agent never started).
+const sdAgentUnit = `[Unit]
+Description=Test agent from the run's disk (/dev/vdc)
+DefaultDependencies=no
+After=systemd-udevd.service
+
+[Service]
+ExecStart=/bin/sh -c 'until [ -b /dev/vdc ]; do sleep 1; done; mkdir -p /run/tools && mount -o ro /dev/vdc /run/tools && exec /run/tools/agent'
+
+[Install]
+WantedBy=sysinit.target
+`
+
+// patchRoot writes, with debugfs on the unmounted copy of the root, the
+// agent's unit and an /etc/hosts naming the host (proftpd refuses to
+// start when it cannot resolve it: "no valid servers configured").
+func patchRoot(dir, root string) error {
+	files := map[string]string{
+		"/etc/systemd/system/vm-agent.service": sdAgentUnit,
+		"/etc/hosts":                           "127.0.0.1 localhost\n127.0.1.1 vmroot\n",
+	}
+	cmds := ""
+	i := 0
+	for to, body := range files {
+		from := filepath.Join(dir, fmt.Sprintf("patch%d", i))
+		i++
+		if err := os.WriteFile(from, []byte(body), 0o644); err != nil {
+			return err
+		}
+		cmds += "rm " + to + "\nwrite " + from + " " + to + "\nsif " + to + " mode 0100644\n"
+	}
+	cf := filepath.Join(dir, "patch.cmds")
+	if err := os.WriteFile(cf, []byte(cmds), 0o644); err != nil {
+		return err
+	}
+	out, err := exec.Command(lookSbin("debugfs"), "-w", "-f", cf, root).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("debugfs: %v: %s", err, out)
+	}
+	return nil
 }
