@@ -9,6 +9,9 @@
 #                and let the old i386 BusyBox builds run (binfmt_misc)
 #   make test    THE test command (README and CI): gofmt, go vet,
 #                shellcheck, go test ./..., then the fuzz hook
+#   make vmtest  the test machines (internal/vm): a firmware box and a
+#                systemd box under qemu-system-x86_64, booted from Debian's
+#                packages; reboots, real daemons, power cuts (VM_CUTS a box)
 #   make clean
 GO ?= go
 # The release's semantic version: the VERSION file (package names,
@@ -19,7 +22,8 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 SPK_VERSION ?=
 DIST ?= dist
 TARGETS ?= $(sort $(patsubst build/%/vars,%,$(wildcard build/*/vars)))
-SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer $(wildcard scripts/*.sh) $(wildcard bench/*.sh)
+SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer $(wildcard scripts/*.sh) $(wildcard bench/*.sh) \
+	internal/vm/image.sh internal/vm/fw/boot.sh internal/vm/fw/rc internal/vm/fw/rc.shutdown $(wildcard internal/vm/fw/rc.d/*.sh)
 GOTEST_FLAGS ?= -timeout 12m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise". FUZZTIME is a
@@ -38,6 +42,13 @@ DEBIAN_PACKAGES := make git ca-certificates \
 	samba smbclient proftpd-core nfs-kernel-server \
 	busybox qemu-user shellcheck lftp util-linux mount hdparm \
 	ansible-core ansible-lint chromium
+# What make vmtest needs besides them (make vmdeps): the machines boot
+# under qemu-system-x86_64 (TCG), their image is built by mmdebstrap.
+VM_PACKAGES := qemu-system-x86 mmdebstrap e2fsprogs smbclient
+# Power cuts a box in make vmtest (bench/powercut.sh runs more).
+VM_CUTS ?= 20
+# A TCG boot takes 1-3 min on a busy 2-core machine: a cut about 5.
+VM_TIMEOUT ?= 8h
 # The old BusyBox builds (static i386) the sh engine is tested under
 # (make deps makes them run: scripts/busybox-old.sh).
 BUSYBOX_OLD ?= $(or $(USERSCRIPT_BUSYBOX_OLD),../shared/busybox-old)
@@ -53,7 +64,7 @@ SKIPS := $(CURDIR)/.skips
 
 export SOURCE_DATE_EPOCH
 
-.PHONY: all build dist dist-cli sums deps demo test lint gotest fuzz clean
+.PHONY: all build dist dist-cli sums deps demo test lint gotest fuzz clean vmdeps vmtest
 
 all: build
 
@@ -111,6 +122,14 @@ fuzz:
 		$(GO) test -list="^$$name$$" $$pkg | grep -qx "$$name" || { echo "fuzz: $$pkg has no $$name (FUZZ in the Makefile)"; exit 1; }; \
 		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	done
+
+vmdeps:
+	$$( [ "$$(id -u)" = 0 ] || echo sudo ) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(VM_PACKAGES)
+
+# The image is cached outside the repository (internal/vm/image.sh); the
+# tests fail, never skip, when a tool is missing under CI=true.
+vmtest: vmdeps
+	USERSCRIPT_VMTEST=1 USERSCRIPT_VM_CUTS=$(VM_CUTS) $(GO) test -count=1 -timeout $(VM_TIMEOUT) -v ./internal/vm/
 
 clean:
 	rm -rf bin dist .demo $(SKIPS)
