@@ -63,11 +63,18 @@ func TestCompareTable(t *testing.T) {
 }
 
 // The verdicts, one by one: a clear gain, overlapping runs, one run
-// each, and tests on one side only.
+// each, a clear loss, and tests on one side only.
 func TestCompareVerdicts(t *testing.T) {
-	row := func(test string, run int, v float64) Result { return Result{Test: test, Run: run, MBPerS: v} }
-	before := []Result{row("A", 1, 10), row("A", 2, 11), row("B", 1, 10), row("B", 2, 12), row("C", 1, 10), row("D", 1, 5), row("D", 2, 5)}
-	after := []Result{row("A", 1, 12), row("A", 2, 13), row("B", 1, 11.5), row("B", 2, 13), row("C", 1, 20), row("E", 1, 1), row("D", 1, 4), row("D", 2, 4.5)}
+	var before, after []Result
+	before = append(before, runs("A", 10, 11, 10.5, 10.8)...)
+	after = append(after, runs("A", 12, 13, 12.5, 12.8)...)
+	before = append(before, runs("B", 10, 12, 11, 11.5)...)
+	after = append(after, runs("B", 11.5, 13, 10.5, 12)...)
+	before = append(before, runs("C", 10)...)
+	after = append(after, runs("C", 20)...)
+	before = append(before, runs("D", 5, 5.1, 5.05, 4.95)...)
+	after = append(after, runs("D", 4, 4.5, 4.2, 4.3)...)
+	after = append(after, runs("E", 1)...)
 	want := map[string]string{"A": Faster, "B": Inconclusive, "C": Inconclusive, "D": Slower, "E": OnlyAfter}
 	rows := Compare(before, after)
 	if len(rows) != len(want) {
@@ -78,8 +85,8 @@ func TestCompareVerdicts(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", r.Test, r.Verdict, r.Why, want[r.Test])
 		}
 	}
-	if rows[0].Delta < 19 || rows[0].Delta > 19.1 { // 12.5 vs 10.5
-		t.Errorf("A: change %.2f %%, want 19.05", rows[0].Delta)
+	if rows[0].Effect < 17 || rows[0].Effect > 22 { // about 12.65 vs 10.65
+		t.Errorf("A: change %.2f %%, want about +19", rows[0].Effect)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -152,17 +153,20 @@ func parseRecord(rec []string) (Result, error) {
 	if r.Bytes, err = strconv.ParseInt(rec[7], 10, 64); err != nil || r.Bytes < 0 {
 		errs = append(errs, fmt.Errorf("bytes %q: want a whole number", rec[7]))
 	}
-	if r.Seconds, err = strconv.ParseFloat(rec[8], 64); err != nil || r.Seconds < 0 {
-		errs = append(errs, fmt.Errorf("seconds %q: want a number", rec[8]))
+	if r.Seconds, err = strconv.ParseFloat(rec[8], 64); err != nil || !finite(r.Seconds) {
+		errs = append(errs, fmt.Errorf("seconds %q: want a number from 0 (not inf or nan)", rec[8]))
 	}
-	if r.MBPerS, err = strconv.ParseFloat(rec[9], 64); err != nil || r.MBPerS < 0 {
-		errs = append(errs, fmt.Errorf("mb_per_s %q: want a number", rec[9]))
+	if r.MBPerS, err = strconv.ParseFloat(rec[9], 64); err != nil || !finite(r.MBPerS) {
+		errs = append(errs, fmt.Errorf("mb_per_s %q: want a number from 0 (not inf or nan)", rec[9]))
 	}
 	if r.Test == "" {
 		errs = append(errs, errors.New("test is empty"))
 	}
 	return r, errors.Join(errs...)
 }
+
+// finite is a number from 0 that is neither inf nor nan.
+func finite(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
 // nonNil makes an empty list a JSON [] rather than null.
 func nonNil[T any](s []T) []T {
