@@ -108,7 +108,7 @@ func Main(args []string, stdout, stderr io.Writer, version string) int {
 		if c.name != name {
 			continue
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 		return e.exit(c.run(ctx, e, rest))
 	}
