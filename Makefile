@@ -36,7 +36,8 @@ CLI_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/amd64
 # Debian packages the tests use (make deps; .ci/run).
 DEBIAN_PACKAGES := make git ca-certificates \
 	samba smbclient proftpd-core nfs-kernel-server \
-	busybox qemu-user shellcheck lftp util-linux mount hdparm
+	busybox qemu-user shellcheck lftp util-linux mount hdparm \
+	iproute2 chromium
 # The old BusyBox builds (static i386) the sh engine is tested under
 # (make deps makes them run: scripts/busybox-old.sh).
 BUSYBOX_OLD ?= $(or $(USERSCRIPT_BUSYBOX_OLD),../shared/busybox-old)

@@ -62,6 +62,7 @@ func (ab *AB) Run(ctx context.Context) (*ABResult, error) {
 		return nil, err
 	}
 	res := &ABResult{Report: &Report{Meta: ab.Net.Meta, Size: ab.Net.Size, Runs: ab.Rounds}, Kept: KeepOriginal}
+	ab.settled(ctx)
 	err := ab.rounds(ctx, res.Report)
 	res.Rows = ab.compare(res.Report.Results)
 	keep := ab.Keep
@@ -108,6 +109,29 @@ func (ab *AB) load() error {
 	}
 	return nil
 }
+
+// settled waits a little (pendingWait at most) while the source is
+// newer than its status: an edit the NAS has not applied yet would
+// otherwise be taken for the first variant's apply.
+func (ab *AB) settled(ctx context.Context) {
+	deadline := time.Now().Add(pendingWait)
+	for time.Now().Before(deadline) {
+		src, err := os.Stat(ab.source())
+		if err != nil {
+			return
+		}
+		if st, err := os.Stat(ab.statusFile()); err == nil && !st.ModTime().Before(src.ModTime()) {
+			return
+		}
+		if sleep(ctx, 200*time.Millisecond) != nil {
+			return
+		}
+	}
+}
+
+// pendingWait bounds settled: a source that gives the same status as
+// before leaves the status file as it was.
+const pendingWait = 10 * time.Second
 
 func (ab *AB) source() string { return filepath.Join(ab.ConfD, ab.Name) }
 

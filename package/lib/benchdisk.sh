@@ -189,7 +189,8 @@ test_keeps() {
 
 # need_mib " ROLE... " sets NEED to the MiB the planned tests keep at
 # once on those disks (one filesystem): every file kept to the end (the
-# runs are interleaved) and the most one test copies there.
+# runs are interleaved) and the one copy a test makes there (no test
+# makes two). No [ here: before BusyBox 1.2 each is a process.
 need_mib() {
 	nm_keep=' ' nm_copy=0
 	for nm_t in $PLAN; do
@@ -198,11 +199,7 @@ need_mib() {
 			case $1 in *" ${nm_k%%:*} "*) ;; *) continue ;; esac
 			case $nm_keep in *" $nm_k "*) ;; *) nm_keep="$nm_keep$nm_k " ;; esac
 		done
-		nm_c=0
-		for nm_k in $COPIES; do
-			case $1 in *" $nm_k "*) nm_c=$((nm_c + 1)) ;; esac
-		done
-		[ "$nm_c" -le "$nm_copy" ] || nm_copy=$nm_c
+		case $1 in *" $COPIES "*) nm_copy=1 ;; esac
 	done
 	# shellcheck disable=SC2086 # one word per kept file
 	set -- $nm_keep
@@ -213,28 +210,29 @@ need_mib() {
 # the tests keep there at once (need_mib) plus one test size to spare.
 # Disks on one filesystem (df's mount point) count together. Short on
 # the main disk's filesystem refuses the run (exit 1); short on another
-# skips the tests of its disks, and is checked first.
+# skips the tests of its disks, and is checked first. It leaves each
+# disk's free MiB in ROLE_free for disk_setup.
 space_check() {
 	for sc_r in usb second main; do
 		eval "${sc_r}_mnt= ${sc_r}_free="
 		role_used "$sc_r" || continue
 		disk_get "$sc_r"
 		free_mib "$DREAL"
-		[ -n "$FREE" ] || continue # disk_setup tells
+		case $FREE in '') continue ;; esac # disk_setup tells
 		eval "${sc_r}_mnt=\$FSMNT ${sc_r}_free=\$FREE"
 	done
 	for sc_pass in other main; do
 		for sc_r in usb second main; do
 			eval "sc_m=\$${sc_r}_mnt sc_free=\$${sc_r}_free"
-			[ -n "$sc_m" ] || continue
+			case $sc_m in '') continue ;; esac
 			sc_grp=' '
 			for sc_o in usb second main; do
 				eval "sc_om=\$${sc_o}_mnt"
-				[ "$sc_om" = "$sc_m" ] && sc_grp="$sc_grp$sc_o "
+				case $sc_om in "$sc_m") sc_grp="$sc_grp$sc_o " ;; esac
 			done
 			sc_has=other
 			case $sc_grp in *" main "*) sc_has=main sc_r=main ;; esac
-			[ "$sc_has" = "$sc_pass" ] || continue
+			case $sc_has in "$sc_pass") ;; *) continue ;; esac
 			for sc_o in $sc_grp; do eval "${sc_o}_mnt="; done
 			need_mib "$sc_grp"
 			[ "$sc_free" -lt $((NEED + SIZE_MIB)) ] || continue
@@ -259,7 +257,8 @@ disk_setup() {
 		return 1
 	fi
 	remove_stale "$DREAL" "$DDEV"
-	free_mib "$DREAL"
+	eval "FREE=\${${1}_free:-}"
+	[ -n "$FREE" ] || free_mib "$DREAL"
 	if [ -z "$FREE" ]; then
 		SETUP_ERR="df not found (or it failed): cannot check the free space on $DDEV"
 		return 1
