@@ -424,7 +424,7 @@ func ABSummary(rows []Row) string {
 			if eff < 0 {
 				eff = -eff
 			}
-			fmt.Fprintf(&b, "%s: B is %.1f %% %s than A (95 %% CI %+.1f to %+.1f %%, p = %.3f)\n", r.Test, eff, word, r.Lo, r.Hi, r.P)
+			fmt.Fprintf(&b, "%s: B is %.1f %% %s than A (95 %% CI %+.1f to %+.1f %%, %s)\n", r.Test, eff, word, r.Lo, r.Hi, pText(r.P))
 		case Inconclusive:
 			fmt.Fprintf(&b, "%s: not conclusive, B %+.1f %% against A: %s\n", r.Test, r.Effect, r.Why)
 		}

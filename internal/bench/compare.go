@@ -105,7 +105,7 @@ func interval(r Row) string {
 
 func verdict(r Row) string {
 	if r.Verdict == Faster || r.Verdict == Slower {
-		return fmt.Sprintf("%s (p = %.3f)", r.Verdict, r.P)
+		return fmt.Sprintf("%s (%s)", r.Verdict, pText(r.P))
 	}
 	if r.Why != "" {
 		return r.Verdict + " (" + r.Why + ")"
@@ -128,4 +128,13 @@ func WriteSummary(w io.Writer, rs []Result) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.1f %%\t%s\n", s.Test, s.Runs, s.Median, s.Min, s.Max, s.Spread(), v)
 	}
 	return tw.Flush()
+}
+
+// pText is a p-value as the tables show it: three decimals, or "p <
+// 0.001".
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3f", p)
 }

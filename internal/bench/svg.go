@@ -226,7 +226,7 @@ func sideName(rs []Result, def string) string {
 func panelVerdict(r Row) string {
 	switch r.Verdict {
 	case Faster, Slower:
-		return fmt.Sprintf("%s: %+.1f %% (95 %% CI %+.1f to %+.1f %%, p = %.3f)", r.Verdict, r.Effect, r.Lo, r.Hi, r.P)
+		return fmt.Sprintf("%s: %+.1f %% (95 %% CI %+.1f to %+.1f %%, %s)", r.Verdict, r.Effect, r.Lo, r.Hi, pText(r.P))
 	case Inconclusive:
 		return fmt.Sprintf("not conclusive: %+.1f %%; %s", r.Effect, r.Why)
 	}
