@@ -141,7 +141,7 @@ func abTrials(def int) int {
 // writes is called slower in every trial, each row carries its variant
 // and the generation live, and the owner's original .merge is back at
 // the end. Two identical files tie: over the trials (USERSCRIPT_AB_TRIALS,
-// default 4) each test's verdict is "not conclusive" in at least 95 %
+// default 3) each test's verdict is "not conclusive" in at least 95 %
 // of cases; the measured false-positive rate is logged.
 func TestABShaped(t *testing.T) {
 	if !inShapedNet(t) {
@@ -196,7 +196,7 @@ func TestABShaped(t *testing.T) {
 		}
 	}
 	same := abFiles(t, writable, writable)
-	trials, verdicts, positives := abTrials(4), 0, 0
+	trials, verdicts, positives := abTrials(3), 0, 0
 	for trial := 1; trial <= trials; trial++ {
 		res, _ := run(same, 6)
 		for _, r := range res.Rows {
