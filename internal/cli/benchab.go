@@ -45,6 +45,9 @@ func benchAB(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--keep %q: want original, A, B or faster", ab.Keep)
 	}
+	if n.SMB == "" && n.FTP == "" && n.NFS == "" && n.TCP == "" {
+		return usagef("bench ab: nothing to measure: give --smb, --ftp, --nfs or --tcp")
+	}
 	ab.Files = [2]string{files[0], files[1]}
 	if n.Size, err = bf.check(); err != nil {
 		return err
