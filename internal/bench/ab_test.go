@@ -31,8 +31,12 @@ func inShapedNet(t *testing.T) bool {
 	}
 	need(t, "smbd", "testparm", "tc", "ip", "unshare")
 	script := `ip link set lo mtu 1500 up && tc qdisc add dev lo root tbf rate 100mbit burst 128kb latency 50ms && exec "$@"`
+	timeout := 10 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		timeout = time.Until(d) - 10*time.Second
+	}
 	cmd := exec.Command("unshare", "-n", "--", "/bin/sh", "-c", script, "sh",
-		os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=10m")
+		os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout="+timeout.String())
 	cmd.Env = append(os.Environ(), shapedEnv+"=1", "PATH="+os.Getenv("PATH")+":/usr/sbin:/sbin")
 	out, err := cmd.CombinedOutput()
 	t.Logf("in a network namespace, loopback shaped to 100 Mbit/s:\n%s", out)
@@ -195,10 +199,24 @@ func TestABShaped(t *testing.T) {
 			}
 		}
 	}
+	// A variant the NAS refuses ends the test with the status's reason;
+	// the original is back.
+	var out bytes.Buffer
+	broken := &AB{ConfD: confd, Name: "smb.conf.merge", Files: abFiles(t, writable, "[public\n"), Rounds: 4, Keep: KeepB,
+		Wait: time.Minute, Out: &out, Net: &Net{SMB: share, Size: MiB}}
+	res, err := broken.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "round 1, variant B: smb.conf.status says REFUSED: ") || res.Kept != KeepOriginal {
+		t.Errorf("a refused variant: %v (kept %s)\n%s", err, res.Kept, out.String())
+	}
+	if got, _ := os.ReadFile(filepath.Join(confd, "smb.conf.merge")); string(got) != original {
+		t.Errorf("after a refused variant conf.d holds:\n%s", got)
+	}
+
 	same := abFiles(t, writable, writable)
 	trials, verdicts, positives := abTrials(3), 0, 0
 	for trial := 1; trial <= trials; trial++ {
 		res, _ := run(same, 6)
+		t.Logf("identical, trial %d:\n%s", trial, ABSummary(res.Rows))
 		for _, r := range res.Rows {
 			verdicts++
 			if r.Verdict == Faster || r.Verdict == Slower {
