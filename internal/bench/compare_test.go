@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,6 +163,9 @@ func TestSVGScale(t *testing.T) {
 	}
 	if n := newScale(true, []Result{{MBPerS: 90}}); n.hi != 125*1.1 {
 		t.Errorf("network 90 MB/s: %+v, want the 1 Gbit/s line shown", n)
+	}
+	if inf := newScale(false, []Result{{MBPerS: math.Inf(1)}, {MBPerS: 5}}); inf.hi != 5.5 || len(inf.ticks()) > 10 {
+		t.Errorf("inf among the runs: %+v", inf)
 	}
 	if z := newScale(false, []Result{{MBPerS: 20000}}); z.x(20000) <= plotLeft || z.x(20000) > plotRight {
 		t.Errorf("20000 MB/s at %.0f, outside the plot", z.x(20000))

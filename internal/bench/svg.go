@@ -79,7 +79,9 @@ func newScale(net bool, rs ...[]Result) scale {
 	maxV := 0.0
 	for _, set := range rs {
 		for _, r := range set {
-			maxV = math.Max(maxV, r.MBPerS)
+			if finite(r.MBPerS) { // ReadCSV refuses the others; never an endless axis
+				maxV = math.Max(maxV, r.MBPerS)
+			}
 		}
 	}
 	hi := maxV * 1.1
