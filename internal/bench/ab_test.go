@@ -148,6 +148,7 @@ func abTrials(def int) int {
 // default 3) each test's verdict is "not conclusive" in at least 95 %
 // of cases; the measured false-positive rate is logged.
 func TestABShaped(t *testing.T) {
+	t.Parallel() // minutes of real transfers: beside the sh tests, not after them
 	if !inShapedNet(t) {
 		return
 	}

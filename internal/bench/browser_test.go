@@ -130,6 +130,7 @@ func checkInBrowser(t *testing.T, svg []byte) []byte {
 // before/after comparison of the test files, and a real A/B test (the
 // run in docs/BENCH.md). With -update they are the examples in docs/.
 func TestChartsInBrowser(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, before, after, doc string }{
 		{"compare", "before.csv", "after.csv", "bench-example"},
 		{"ab", "ab.csv", "", "bench-ab-example"},
