@@ -150,12 +150,22 @@ func order(r int) [2]int {
 	return [2]int{1, 0}
 }
 
+// rounds measures A B, B A, ... Each switch restarts the service, so a
+// variant is measured once right after its apply and once after the
+// other variant's, alike for both: A B | B A | A B has A fresh in rounds
+// 2, 4, ... and B in 1, 3, ...; the very first apply is the one extra,
+// and its measurement is a warm-up that does not count.
 func (ab *AB) rounds(ctx context.Context, rep *Report) error {
 	for r := 1; r <= ab.Rounds; r++ {
-		for _, v := range order(r) {
+		for i, v := range order(r) {
 			gen, err := ab.apply(ctx, ab.variants[v])
 			if err != nil {
 				return fmt.Errorf("round %d, variant %s: %w", r, Variants[v], err)
+			}
+			if r == 1 && i == 0 {
+				if err := ab.measure(ctx, &Report{}, 0, v, gen); err != nil {
+					return fmt.Errorf("warm-up, variant %s: %w", Variants[v], err)
+				}
 			}
 			if err := ab.measure(ctx, rep, r, v, gen); err != nil {
 				return fmt.Errorf("round %d, variant %s: %w", r, Variants[v], err)
@@ -204,7 +214,11 @@ func (ab *AB) measure(ctx context.Context, rep *Report, round, v int, gen int) e
 		}
 		rep.Warnings = appendNew(rep.Warnings, got.Warnings...)
 	}
-	fmt.Fprintf(ab.Out, "round %d/%d  %s (generation %d): %s\n", round, ab.Rounds, Variants[v], gen, strings.Join(line, ", "))
+	what := fmt.Sprintf("round %d/%d", round, ab.Rounds)
+	if round == 0 {
+		what = "warm-up (not counted)"
+	}
+	fmt.Fprintf(ab.Out, "%s  %s (generation %d): %s\n", what, Variants[v], gen, strings.Join(line, ", "))
 	return err
 }
 
