@@ -194,9 +194,8 @@ func TestABShaped(t *testing.T) {
 		}
 		t.Logf("slower variant, trial %d:\n%s\n%s", trial, out, ABSummary(res.Rows))
 		for _, r := range res.Rows {
-			want := map[string]string{"SMBWrite": Slower, "SMBRead": Inconclusive}[r.Test]
-			if r.Verdict != want && !(r.Test == "SMBRead" && r.Verdict == Slower) {
-				t.Errorf("trial %d: %s: %s (%s), want %s", trial, r.Test, r.Verdict, r.Why, want)
+			if r.Test == "SMBWrite" && r.Verdict != Slower {
+				t.Errorf("trial %d: %s: %s (%s), want slower", trial, r.Test, r.Verdict, r.Why)
 			}
 		}
 	}

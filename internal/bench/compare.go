@@ -84,7 +84,7 @@ func cell(s *Summary) string {
 }
 
 // Method says in one line how the verdicts are reached.
-var Method = fmt.Sprintf("CHANGE: the median of every after/before ratio; faster/slower only where a two-sided Mann-Whitney rank test finds p < %.2f (%d or more runs a side); see docs/BENCH.md", Alpha, MinRuns)
+var Method = fmt.Sprintf("CHANGE: the median of every after/before ratio; faster/slower only where a two-sided Mann-Whitney rank test finds p < %.2f (%d or more runs a side) and the 95 %% CI lies beyond ±%.0f %%; see docs/BENCH.md", Alpha, MinRuns, Margin)
 
 // change is the effect: the median ratio after/before, in percent.
 func change(r Row) string {

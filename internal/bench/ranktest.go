@@ -15,6 +15,12 @@ const (
 	// Alpha is the significance level: a difference is called only
 	// when runs of two equal setups would show one at most this often.
 	Alpha = 0.05
+	// Margin is the smallest change called, in percent: the interval
+	// must lie beyond it. Runs on a busy NAS or network vary together
+	// (a burst of other work slows a whole stretch), which the rank test
+	// cannot know; a few percent either way is within what a throughput
+	// test resolves.
+	Margin = 3.0
 	// MinRuns is how many runs each side needs before Alpha can be
 	// reached at all: with 3 a side the clearest result is p = 2/20.
 	MinRuns = 4
@@ -34,10 +40,16 @@ type RankTest struct {
 	Reachable bool    // the runs are enough for p < Alpha at all
 }
 
-// Significant reports whether the difference is called: p below Alpha
-// and the interval clear of "no change".
+// Significant reports whether the test rejects "no change": p below
+// Alpha, the interval clear of 0.
 func (t RankTest) Significant() bool {
 	return t.Reachable && t.P < Alpha && (t.Lo > 0 || t.Hi < 0)
+}
+
+// Called reports whether the change is called faster or slower: it is
+// significant and its whole interval lies beyond Margin.
+func (t RankTest) Called() bool {
+	return t.Significant() && (t.Lo > Margin || t.Hi < -Margin)
 }
 
 // MannWhitney compares the runs before and after.

@@ -125,6 +125,8 @@ func compareOne(b, a *Summary, before, after []Result) Row {
 		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("%d and %d runs can never reach p < %.2f: use --runs %d or more", b.Runs, a.Runs, Alpha, MinRuns)
 	case !r.Significant():
 		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("p = %.2f, the runs scatter more than they differ", r.P)
+	case !r.Called():
+		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("p = %.3f, but the change may be under %.0f %% (95 %% CI %+.1f to %+.1f %%)", r.P, Margin, r.Lo, r.Hi)
 	case r.Effect > 0:
 		r.Verdict = Faster
 	default:
