@@ -145,7 +145,7 @@ func abTrials(def int) int {
 // writes is called slower in every trial, each row carries its variant
 // and the generation live, and the owner's original .merge is back at
 // the end. Two identical files tie: over the trials (USERSCRIPT_AB_TRIALS,
-// default 3) each test's verdict is "not conclusive" in at least 95 %
+// default 2) each test's verdict is "not conclusive" in at least 95 %
 // of cases; the measured false-positive rate is logged.
 func TestABShaped(t *testing.T) {
 	t.Parallel() // minutes of real transfers: beside the sh tests, not after them
@@ -182,7 +182,7 @@ func TestABShaped(t *testing.T) {
 		abDocRun(t, bin, confd, share, slower, doc, writable, slow)
 	}
 	for trial := 1; trial <= 2; trial++ {
-		res, out := run(slower, 6)
+		res, out := run(slower, 8)
 		gens := map[string]map[string]bool{"A": {}, "B": {}}
 		for _, r := range res.Report.Results {
 			gens[r.Variant][r.Generation] = true
@@ -213,7 +213,7 @@ func TestABShaped(t *testing.T) {
 	}
 
 	same := abFiles(t, writable, writable)
-	trials, verdicts, positives := abTrials(3), 0, 0
+	trials, verdicts, positives := abTrials(2), 0, 0
 	for trial := 1; trial <= trials; trial++ {
 		res, _ := run(same, 6)
 		t.Logf("identical, trial %d:\n%s", trial, ABSummary(res.Rows))
