@@ -41,7 +41,7 @@ CLI_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/amd64
 DEBIAN_PACKAGES := make git ca-certificates \
 	samba smbclient proftpd-core nfs-kernel-server \
 	busybox qemu-user shellcheck lftp util-linux mount hdparm \
-	ansible-core ansible-lint chromium
+	ansible-core ansible-lint chromium iproute2
 # What make vmtest needs besides them (make vmdeps): the machines boot
 # under qemu-system-x86_64 (TCG), their image is built by mmdebstrap.
 VM_PACKAGES := qemu-system-x86 mmdebstrap e2fsprogs smbclient

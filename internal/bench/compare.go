@@ -46,25 +46,30 @@ func (s Side) Describe() string {
 func WriteTable(w io.Writer, before, after Side) error {
 	fmt.Fprintf(w, "before  %s\nafter   %s\n\n", before.Describe(), after.Describe())
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TEST\tBEFORE MB/s\tAFTER MB/s\tCHANGE\tVERDICT")
+	fmt.Fprintln(tw, "TEST\tBEFORE MB/s\tAFTER MB/s\tCHANGE\t95 % CI\tVERDICT")
 	for _, r := range Compare(before.Results, after.Results) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Test, cell(r.Before), cell(r.After), change(r), verdict(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Test, cell(r.Before), cell(r.After), change(r), interval(r), verdict(r))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", Method)
+	return err
 }
 
 // WriteMarkdown writes the comparison as a table to paste into a wiki.
 func WriteMarkdown(w io.Writer, before, after Side) error {
 	fmt.Fprintf(w, "Before: %s  \nAfter: %s\n\n", mdEscape(before.Describe()), mdEscape(after.Describe()))
-	fmt.Fprintln(w, "| Test | Before MB/s | After MB/s | Change | Verdict |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| Test | Before MB/s | After MB/s | Change | 95 % CI | Verdict |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
 	for _, r := range Compare(before.Results, after.Results) {
-		_, err := fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdEscape(r.Test), cell(r.Before), cell(r.After), change(r), verdict(r))
+		_, err := fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Test), cell(r.Before), cell(r.After), change(r), interval(r), verdict(r))
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err := fmt.Fprintf(w, "\n%s\n", Method)
+	return err
 }
 
 // cell is a median with its spread: "13.70 ±2.1 %", or "-".
@@ -78,14 +83,30 @@ func cell(s *Summary) string {
 	return fmt.Sprintf("%.2f ±%.1f %%", s.Median, s.Spread())
 }
 
+// Method says in one line how the verdicts are reached.
+var Method = fmt.Sprintf("CHANGE: the median of every after/before ratio; faster/slower only where a two-sided Mann-Whitney rank test finds p < %.2f (%d or more runs a side) and the 95 %% CI lies beyond ±%.0f %%; see docs/BENCH.md", Alpha, MinRuns, Margin)
+
+// change is the effect: the median ratio after/before, in percent.
 func change(r Row) string {
-	if r.Before == nil || r.After == nil || r.Before.Median == 0 {
+	if r.Before == nil || r.After == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f %%", r.Delta)
+	return fmt.Sprintf("%+.1f %%", r.Effect)
+}
+
+// interval is the effect's 95 % confidence interval, "-" when the runs
+// are too few to bound it.
+func interval(r Row) string {
+	if r.Before == nil || r.After == nil || !r.Reachable {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f to %+.1f %%", r.Lo, r.Hi)
 }
 
 func verdict(r Row) string {
+	if r.Verdict == Faster || r.Verdict == Slower {
+		return fmt.Sprintf("%s (%s)", r.Verdict, pText(r.P))
+	}
 	if r.Why != "" {
 		return r.Verdict + " (" + r.Why + ")"
 	}
@@ -107,4 +128,13 @@ func WriteSummary(w io.Writer, rs []Result) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.1f %%\t%s\n", s.Test, s.Runs, s.Median, s.Min, s.Max, s.Spread(), v)
 	}
 	return tw.Flush()
+}
+
+// pText is a p-value as the tables show it: three decimals, or "p <
+// 0.001".
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p = %.3f", p)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/xml"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,11 +65,18 @@ func TestCompareTable(t *testing.T) {
 }
 
 // The verdicts, one by one: a clear gain, overlapping runs, one run
-// each, and tests on one side only.
+// each, a clear loss, and tests on one side only.
 func TestCompareVerdicts(t *testing.T) {
-	row := func(test string, run int, v float64) Result { return Result{Test: test, Run: run, MBPerS: v} }
-	before := []Result{row("A", 1, 10), row("A", 2, 11), row("B", 1, 10), row("B", 2, 12), row("C", 1, 10), row("D", 1, 5), row("D", 2, 5)}
-	after := []Result{row("A", 1, 12), row("A", 2, 13), row("B", 1, 11.5), row("B", 2, 13), row("C", 1, 20), row("E", 1, 1), row("D", 1, 4), row("D", 2, 4.5)}
+	var before, after []Result
+	before = append(before, runs("A", 10, 11, 10.5, 10.8)...)
+	after = append(after, runs("A", 12, 13, 12.5, 12.8)...)
+	before = append(before, runs("B", 10, 12, 11, 11.5)...)
+	after = append(after, runs("B", 11.5, 13, 10.5, 12)...)
+	before = append(before, runs("C", 10)...)
+	after = append(after, runs("C", 20)...)
+	before = append(before, runs("D", 5, 5.1, 5.05, 4.95)...)
+	after = append(after, runs("D", 4, 4.5, 4.2, 4.3)...)
+	after = append(after, runs("E", 1)...)
 	want := map[string]string{"A": Faster, "B": Inconclusive, "C": Inconclusive, "D": Slower, "E": OnlyAfter}
 	rows := Compare(before, after)
 	if len(rows) != len(want) {
@@ -78,21 +87,24 @@ func TestCompareVerdicts(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", r.Test, r.Verdict, r.Why, want[r.Test])
 		}
 	}
-	if rows[0].Delta < 19 || rows[0].Delta > 19.1 { // 12.5 vs 10.5
-		t.Errorf("A: change %.2f %%, want 19.05", rows[0].Delta)
+	if rows[0].Effect < 17 || rows[0].Effect > 22 { // about 12.65 vs 10.65
+		t.Errorf("A: change %.2f %%, want about +19", rows[0].Effect)
 	}
 }
 
-// The SVG parses as XML, holds one bar per test and run of both files,
-// and draws the 100 Mbit and 1 Gbit line rates.
+// The SVG parses as XML, is self-contained, holds one panel per test
+// and one dot per test and run of both files, and draws a line rate only
+// in the network test's panel (SMBWrite: the 100 Mbit/s line at 11.90
+// MB/s), never among the disk tests.
 func TestCompareSVG(t *testing.T) {
 	before, after := readSide(t, "before.csv"), readSide(t, "after.csv")
 	var b bytes.Buffer
 	if err := WriteSVG(&b, before, after); err != nil {
 		t.Fatal(err)
 	}
-	bars := map[string]int{}
-	lines := 0
+	dots := map[string]int{}
+	var panels, lines []string
+	panel := ""
 	dec := xml.NewDecoder(&b)
 	for {
 		tok, err := dec.Token()
@@ -108,10 +120,13 @@ func TestCompareSVG(t *testing.T) {
 		}
 		class, test := attr(se, "class"), attr(se, "data-test")
 		switch {
-		case se.Name.Local == "rect" && strings.HasPrefix(class, "bar "):
-			bars[strings.TrimPrefix(class, "bar ")+" "+test+" "+attr(se, "data-run")]++
+		case se.Name.Local == "g" && class == "panel":
+			panel = test
+			panels = append(panels, test)
+		case se.Name.Local == "circle" && strings.HasPrefix(class, "run "):
+			dots[strings.TrimPrefix(class, "run ")+" "+test+" "+attr(se, "data-run")]++
 		case se.Name.Local == "line" && class == "linerate":
-			lines++
+			lines = append(lines, panel)
 		case se.Name.Local == "script" || se.Name.Local == "image" || attr(se, "href") != "":
 			t.Errorf("not self-contained: <%s>", se.Name.Local)
 		}
@@ -119,36 +134,41 @@ func TestCompareSVG(t *testing.T) {
 	for side, rs := range map[string][]Result{"before": before.Results, "after": after.Results} {
 		for _, r := range rs {
 			key := side + " " + r.Test + " " + itoa(r.Run)
-			if bars[key] != 1 {
-				t.Errorf("bar %q drawn %d times, want 1", key, bars[key])
+			if dots[key] != 1 {
+				t.Errorf("dot %q drawn %d times, want 1", key, dots[key])
 			}
-			delete(bars, key)
+			delete(dots, key)
 		}
 	}
-	if len(bars) > 0 {
-		t.Errorf("bars for no result: %v", bars)
+	if len(dots) > 0 {
+		t.Errorf("dots for no result: %v", dots)
 	}
-	if lines != 2 {
-		t.Errorf("%d line-rate lines, want 2 (12.5 and 125 MB/s)", lines)
+	if want := []string{"ZeroNull", "SMBWrite", "S1", "L1Null", "L3hdparm"}; !slices.Equal(panels, want) {
+		t.Errorf("panels %v, want %v (generating data, network, disks)", panels, want)
+	}
+	if !slices.Equal(lines, []string{"SMBWrite"}) {
+		t.Errorf("line rates in panels %v, want only SMBWrite's 100 Mbit/s", lines)
 	}
 }
 
-// Values spanning orders of magnitude get a log scale; the line rates
-// stay on it.
+// Each panel has its own linear scale from 0: a disk test is not
+// squashed by ZeroNull's thousands of MB/s; a network panel reaches the
+// line rate its runs come near.
 func TestSVGScale(t *testing.T) {
-	lin := newScale([]Result{{MBPerS: 9}, {MBPerS: 20}})
-	if lin.log || lin.hi < 13.75 || lin.hi > 22.1 {
-		t.Errorf("9..20 MB/s: %+v, want linear up to 22 (the 100 Mbit line shown)", lin)
+	if disk := newScale(false, []Result{{MBPerS: 9}, {MBPerS: 20}}); disk.hi != 22 {
+		t.Errorf("disk 9..20 MB/s: %+v, want up to 22", disk)
 	}
-	wide := newScale([]Result{{MBPerS: 8}, {MBPerS: 12000}})
-	if !wide.log || wide.lo != 1 || wide.hi != 100000 {
-		t.Errorf("8..12000 MB/s: %+v, want log 1..100000", wide)
+	if n := newScale(true, []Result{{MBPerS: 9}}); n.hi != 12.5*1.1 {
+		t.Errorf("network 9 MB/s: %+v, want the 100 Mbit/s line shown", n)
 	}
-	if low := newScale([]Result{{MBPerS: 100.5}, {MBPerS: 27000}}); low.lo != 10 {
-		t.Errorf("100..27000 MB/s: %+v, want log from 10 (the lowest bar visible)", low)
+	if n := newScale(true, []Result{{MBPerS: 90}}); n.hi != 125*1.1 {
+		t.Errorf("network 90 MB/s: %+v, want the 1 Gbit/s line shown", n)
 	}
-	if x := wide.x(12.5); x <= plotLeft || x >= plotRight {
-		t.Errorf("12.5 MB/s at x=%.0f, outside the plot", x)
+	if inf := newScale(false, []Result{{MBPerS: math.Inf(1)}, {MBPerS: 5}}); inf.hi != 5.5 || len(inf.ticks()) > 10 {
+		t.Errorf("inf among the runs: %+v", inf)
+	}
+	if z := newScale(false, []Result{{MBPerS: 20000}}); z.x(20000) <= plotLeft || z.x(20000) > plotRight {
+		t.Errorf("20000 MB/s at %.0f, outside the plot", z.x(20000))
 	}
 }
 

@@ -65,10 +65,17 @@ func startDaemon(t *testing.T, log string, argv ...string) {
 	})
 }
 
-// openDir is a folder a daemon's unprivileged user may write to.
+// openDir is a folder a daemon's unprivileged user may write to: in
+// /var/tmp, as the tests' own temporary folder may be private (make test
+// makes it with mktemp -d, mode 0700: proftpd's nobody could not reach
+// a folder in it).
 func openDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "bench-share-")
+	parent := ""
+	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+		parent = "/var/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "bench-share-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,3 +91,5 @@ func (e *ftpEndpoint) close() {
 		e.conn.Quit()
 	}
 }
+
+func (e *ftpEndpoint) address() string { return e.addr }

@@ -205,17 +205,15 @@ func findMount(sys system.System, mounts []Mount, main *disk, usb bool) string {
 	return ""
 }
 
-// setup checks each disk's free space and makes its bench folder; a
-// second or USB disk that fails drops the tests that need it.
+// setup checks the free space of each filesystem the tests write to and
+// makes each disk's bench folder; a second or USB disk that fails drops
+// the tests that need it, the main disk refuses the run.
 func (lr *localRun) setup(ctx context.Context, tests *[]localTest) error {
-	used := map[role]bool{}
-	for _, t := range *tests {
-		for _, r := range t.disks {
-			used[r] = true
-		}
+	if err := lr.checkSpace(tests); err != nil {
+		return err
 	}
 	for _, r := range []role{onMain, onSecond, onUSB} {
-		if !used[r] {
+		if !usesRole(*tests, r) {
 			continue
 		}
 		err := lr.makeBench(lr.disks[r])
@@ -225,20 +223,115 @@ func (lr *localRun) setup(ctx context.Context, tests *[]localTest) error {
 		if r == onMain {
 			return err
 		}
-		*tests = slices.DeleteFunc(*tests, func(t localTest) bool {
-			if slices.Contains(t.disks, r) {
-				lr.skip(t.name, "%v", err)
-				return true
-			}
-			return false
-		})
+		lr.dropRole(tests, r, err)
 	}
 	return ctx.Err()
 }
 
-// makeBench refuses a disk with less than twice the test size free, then
-// makes a fresh bench folder there (mode 0700: a share's users cannot
-// plant anything in it).
+func usesRole(tests []localTest, r role) bool {
+	return slices.ContainsFunc(tests, func(t localTest) bool { return slices.Contains(t.disks, r) })
+}
+
+func (lr *localRun) dropRole(tests *[]localTest, r role, err error) {
+	*tests = slices.DeleteFunc(*tests, func(t localTest) bool {
+		if slices.Contains(t.disks, r) {
+			lr.skip(t.name, "%v", err)
+			return true
+		}
+		return false
+	})
+}
+
+// checkSpace adds up, per filesystem, every file the planned tests keep
+// there at once (the runs are interleaved: S1's and S2's files, the USB
+// disk's, all stay to the end) and the largest copy made and removed
+// within one test, and wants that plus one test size to spare free. The
+// disks are grouped by filesystem, so --dir2 or --usb on the data disk
+// count together. The main disk's filesystem is checked last, after the
+// tests of a full second or USB disk were dropped.
+func (lr *localRun) checkSpace(tests *[]localTest) error {
+	groups := map[string][]role{}
+	var keys []string
+	for _, r := range []role{onUSB, onSecond, onMain} {
+		if !usesRole(*tests, r) {
+			continue
+		}
+		k := lr.fsKey(lr.disks[r])
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	slices.SortStableFunc(keys, func(a, b string) int {
+		return btoi(slices.Contains(groups[a], onMain)) - btoi(slices.Contains(groups[b], onMain))
+	})
+	for _, k := range keys {
+		rs := groups[k]
+		err := lr.spaceFor(*tests, rs)
+		if err == nil {
+			continue
+		}
+		if slices.Contains(rs, onMain) {
+			return err
+		}
+		for _, r := range rs {
+			lr.dropRole(tests, r, err)
+		}
+	}
+	return nil
+}
+
+// spaceFor checks one filesystem, holding the disks rs.
+func (lr *localRun) spaceFor(tests []localTest, rs []role) error {
+	d := lr.disks[rs[len(rs)-1]] // main, when it is one of them
+	keptFiles, copies := map[kept]bool{}, 0
+	for _, t := range tests {
+		n := 0
+		for _, k := range t.keeps {
+			switch {
+			case !slices.Contains(rs, k.on):
+			case k.copy:
+				n++
+			default:
+				keptFiles[k] = true
+			}
+		}
+		copies = max(copies, n)
+	}
+	need := int64(len(keptFiles)+copies) * lr.Size
+	free, err := lr.Sys.Free(d.real)
+	if err != nil {
+		return fmt.Errorf("%s: cannot tell the free space (%v): refusing to write", d.dev, err)
+	}
+	if free < need+lr.Size {
+		return fmt.Errorf("%s: %d MiB free, the tests keep up to %d MiB here at once, plus %d MiB to spare: use a smaller --size or fewer tests", d.dev, free/MiB, need/MiB, lr.Size/MiB)
+	}
+	return nil
+}
+
+// fsKey names the filesystem holding d: its device number where the
+// system tells it, else its mount point from /proc/mounts, else itself.
+func (lr *localRun) fsKey(d *disk) string {
+	if fi, err := lr.Sys.Lstat(d.real); err == nil {
+		if dev, ok := fileDevice(fi); ok {
+			return "dev " + strconv.FormatUint(dev, 10)
+		}
+	}
+	if d.mount.Point != "" {
+		return "mount " + d.mount.Point
+	}
+	return "folder " + d.real
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// makeBench makes a fresh bench folder on d (mode 0700: a share's users
+// cannot plant anything in it); checkSpace has checked the space.
 func (lr *localRun) makeBench(d *disk) error {
 	fi, err := lr.Sys.Lstat(d.real)
 	if err != nil || !fi.IsDir() {
@@ -248,9 +341,6 @@ func (lr *localRun) makeBench(d *disk) error {
 	free, err := lr.Sys.Free(d.real)
 	if err != nil {
 		return fmt.Errorf("%s: cannot tell the free space (%v): refusing to write", d.dev, err)
-	}
-	if free < 2*lr.Size {
-		return fmt.Errorf("%s: %d MiB free, the test needs twice %d MiB: use a smaller --size", d.dev, free/MiB, lr.Size/MiB)
 	}
 	name := "userscript-bench." + strconv.Itoa(os.Getpid())
 	real := filepath.Join(d.real, name)

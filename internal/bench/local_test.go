@@ -138,7 +138,7 @@ func TestLocalSelection(t *testing.T) {
 	}
 }
 
-// Less than twice the test size free: refused before anything is
+// Less than the file S1 keeps plus one test size free: refused before anything is
 // written. A second disk that is missing skips S3 with the reason.
 func TestLocalRefusals(t *testing.T) {
 	onlyTools(t, "dd", "cp", "sync")
@@ -146,7 +146,7 @@ func TestLocalRefusals(t *testing.T) {
 	var out bytes.Buffer
 	l := newLocal(n, &out, "S1")
 	l.Size = 1 << 40
-	if _, err := l.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "the test needs twice 1048576 MiB: use a smaller --size") {
+	if _, err := l.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "the tests keep up to 1048576 MiB here at once, plus 1048576 MiB to spare: use a smaller --size or fewer tests") {
 		t.Errorf("1 TiB: %v", err)
 	}
 	if left := n.benchFolders(t, "/mnt/ide1"); len(left) > 0 {
@@ -234,5 +234,45 @@ func TestLocalStaleFolder(t *testing.T) {
 	}
 	if _, err := os.Lstat(link); err != nil {
 		t.Errorf("removed the link: %v", err)
+	}
+}
+
+// smallDisk is the device with every filesystem reporting free bytes.
+type smallDisk struct {
+	system.System
+	free int64
+}
+
+func (s smallDisk) Free(string) (int64, error) { return s.free, nil }
+
+// Defect: S1 S2 USB1 --runs 2 passed the "twice the size free" check
+// disk by disk and then filled the data disk: S1's and S2's files, the
+// USB disk's file (--usb on the same filesystem) and a copy are kept at
+// once. The check adds up everything kept on each filesystem; a plan
+// that fits still runs.
+func TestLocalFreeSpaceCoversEverythingKept(t *testing.T) {
+	onlyTools(t, "dd", "cp", "sync")
+	n := newFakeNAS(t)
+	os.MkdirAll(n.path("/mnt/ide1/usb"), 0o755)
+	var out bytes.Buffer
+	l := newLocal(n, &out, "S1", "S2", "USB1")
+	l.USB, l.Size = "/mnt/ide1/usb", 4*MiB
+	l.Sys = smallDisk{System: n.sys, free: 10 * MiB}
+	_, err := l.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "/mnt/ide1: 10 MiB free, the tests keep up to 16 MiB here at once, plus 4 MiB to spare: use a smaller --size or fewer tests") {
+		t.Errorf("%v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), " run 1/") {
+		t.Errorf("ran anyway:\n%s", out.String())
+	}
+	if left := n.benchFolders(t, "/mnt/ide1"); len(left) > 0 {
+		t.Errorf("made %v", left)
+	}
+	out.Reset()
+	l = newLocal(n, &out, "S1")
+	l.Size = 4 * MiB
+	l.Sys = smallDisk{System: n.sys, free: 10 * MiB}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Errorf("S1 alone, 4 MiB of 10: %v\n%s", err, out.String())
 	}
 }

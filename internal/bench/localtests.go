@@ -27,7 +27,16 @@ type localTest struct {
 	writes bool   // writes a file to a disk (and syncs)
 	tool   string // the program it runs (a write needs sync too)
 	disks  []role // every disk it writes to or reads from
+	keeps  []kept // the files it leaves (or finds) on the disks
 	run    func(ctx context.Context, lr *localRun, run int) ([]Result, error)
+}
+
+// A kept file is one a test needs on a disk: kept to the end of the run
+// (written, or prepared for reading), or a copy removed right after.
+type kept struct {
+	on   role
+	file string
+	copy bool
 }
 
 // Files the tests share, in each disk's bench folder.
@@ -46,32 +55,32 @@ func localTests() []localTest {
 		{name: "UrandomNull", named: true, tool: "dd", run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "UrandomNull", "/dev/urandom", "/dev/null", nil, nil)
 		}},
-		{name: "S1", writes: true, tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S1", writes: true, tool: "dd", disks: []role{onMain}, keeps: []kept{{onMain, mainFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "S1", "/dev/zero", mainFile, nil, lr.disk(onMain))
 		}},
-		{name: "L1Null", tool: "cp", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "L1Null", tool: "cp", disks: []role{onMain}, keeps: []kept{{onMain, mainFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "L1Null", lr.disk(onMain), mainFile, nil)
 		}},
-		{name: "L2DD", tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "L2DD", tool: "dd", disks: []role{onMain}, keeps: []kept{{onMain, mainFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "L2DD", mainFile, "/dev/null", lr.disk(onMain), nil)
 		}},
 		{name: "L3hdparm", tool: "hdparm", disks: []role{onMain}, run: hdparm},
-		{name: "S3", writes: true, tool: "cp", disks: []role{onMain, onSecond}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S3", writes: true, tool: "cp", disks: []role{onMain, onSecond}, keeps: []kept{{onMain, mainFile, false}, {onSecond, mainFile, true}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "S3", lr.disk(onMain), mainFile, lr.disk(onSecond))
 		}},
-		{name: "USB1-out", writes: true, tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USB1-out", writes: true, tool: "cp", disks: []role{onMain, onUSB}, keeps: []kept{{onMain, mainFile, false}, {onUSB, mainFile, true}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "USB1-out", lr.disk(onMain), mainFile, lr.disk(onUSB))
 		}},
-		{name: "USBWriteOnly1", writes: true, tool: "dd", disks: []role{onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USBWriteOnly1", writes: true, tool: "dd", disks: []role{onUSB}, keeps: []kept{{onUSB, usbFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "USBWriteOnly1", "/dev/zero", usbFile, nil, lr.disk(onUSB))
 		}},
-		{name: "USBReadOnly1", tool: "dd", disks: []role{onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USBReadOnly1", tool: "dd", disks: []role{onUSB}, keeps: []kept{{onUSB, usbFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "USBReadOnly1", usbFile, "/dev/null", lr.disk(onUSB), nil)
 		}},
-		{name: "USB1-in", writes: true, tool: "cp", disks: []role{onMain, onUSB}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "USB1-in", writes: true, tool: "cp", disks: []role{onMain, onUSB}, keeps: []kept{{onUSB, usbFile, false}, {onMain, usbFile, true}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.cp(ctx, n, "USB1-in", lr.disk(onUSB), usbFile, lr.disk(onMain))
 		}},
-		{name: "S2", named: true, writes: true, tool: "dd", disks: []role{onMain}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
+		{name: "S2", named: true, writes: true, tool: "dd", disks: []role{onMain}, keeps: []kept{{onMain, randomFile, false}}, run: func(ctx context.Context, lr *localRun, n int) ([]Result, error) {
 			return lr.dd(ctx, n, "S2", "/dev/urandom", randomFile, nil, lr.disk(onMain))
 		}},
 	}

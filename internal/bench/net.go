@@ -100,6 +100,19 @@ func (n *Net) endpoints() ([]endpoint, error) {
 	return eps, nil
 }
 
+// addrs are the TCP addresses of the services reached over the network
+// (not through a mounted path).
+func (n *Net) addrs() []string {
+	eps, _ := n.endpoints()
+	var out []string
+	for _, ep := range eps {
+		if a, ok := ep.(interface{ address() string }); ok {
+			out = append(out, a.address())
+		}
+	}
+	return out
+}
+
 // measure writes and reads one service Runs times, then removes its
 // file (also when interrupted).
 func (n *Net) measure(ctx context.Context, ep endpoint, rep *Report) error {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +32,13 @@ type Result struct {
 	Source      string
 	Destination string
 	Filesystem  string
+	// Variant is the version of the config an A/B test measured (A or
+	// B); "" elsewhere. Its CSV column is there only when one is set.
+	Variant string
 }
+
+// VariantColumn is the column an A/B test's CSV adds at the end.
+const VariantColumn = "variant"
 
 // Meta says where results come from: the machine, the engine and the
 // config generation that was live.
@@ -68,12 +76,22 @@ func (r Result) record() []string {
 	}
 }
 
-// WriteCSV writes the header and one row per result.
+// WriteCSV writes the header and one row per result; with the variant
+// column when a result has a Variant.
 func WriteCSV(w io.Writer, rs []Result) error {
+	ab := slices.ContainsFunc(rs, func(r Result) bool { return r.Variant != "" })
 	cw := csv.NewWriter(w)
-	cw.Write(Columns)
+	if ab {
+		cw.Write(append(slices.Clone(Columns), VariantColumn))
+	} else {
+		cw.Write(Columns)
+	}
 	for _, r := range rs {
-		cw.Write(r.record())
+		if ab {
+			cw.Write(append(r.record(), r.Variant))
+		} else {
+			cw.Write(r.record())
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -95,7 +113,18 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Source      string      `json:"source"`
 		Destination string      `json:"destination"`
 		Filesystem  string      `json:"filesystem"`
-	}{rec[0], r.Test, r.Run, r.Bytes, json.Number(rec[8]), json.Number(rec[9]), r.Command, r.Source, r.Destination, r.Filesystem})
+		Generation  string      `json:"generation,omitempty"`
+		Variant     string      `json:"variant,omitempty"`
+	}{rec[0], r.Test, r.Run, r.Bytes, json.Number(rec[8]), json.Number(rec[9]), r.Command, r.Source, r.Destination, r.Filesystem, variantGen(r), r.Variant})
+}
+
+// variantGen is an A/B row's generation (each variant's differs); other
+// rows leave it to the report.
+func variantGen(r Result) string {
+	if r.Variant == "" {
+		return ""
+	}
+	return r.Generation
 }
 
 // WriteJSON writes the report, indented by two spaces.
@@ -112,14 +141,15 @@ func WriteJSON(w io.Writer, rep *Report) error {
 // errors.
 func ReadCSV(r io.Reader, name string) ([]Result, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(Columns)
 	head, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: empty file: want a CSV written by userscript bench", name)
 	}
-	if err != nil || strings.Join(head, ",") != strings.Join(Columns, ",") {
-		return nil, fmt.Errorf("%s: not a userscript bench CSV: the first line must be %s", name, strings.Join(Columns, ","))
+	cols := strings.Join(Columns, ",")
+	if err != nil || (strings.Join(head, ",") != cols && strings.Join(head, ",") != cols+","+VariantColumn) {
+		return nil, fmt.Errorf("%s: not a userscript bench CSV: the first line must be %s (an A/B test's adds ,%s)", name, cols, VariantColumn)
 	}
+	cr.FieldsPerRecord = len(head)
 	var rs []Result
 	for {
 		rec, err := cr.Read()
@@ -130,6 +160,9 @@ func ReadCSV(r io.Reader, name string) ([]Result, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		res, err := parseRecord(rec)
+		if len(rec) > len(Columns) {
+			res.Variant = rec[len(Columns)]
+		}
 		if err != nil {
 			line, _ := cr.FieldPos(0)
 			return nil, fmt.Errorf("%s: line %d: %w", name, line, err)
@@ -152,17 +185,20 @@ func parseRecord(rec []string) (Result, error) {
 	if r.Bytes, err = strconv.ParseInt(rec[7], 10, 64); err != nil || r.Bytes < 0 {
 		errs = append(errs, fmt.Errorf("bytes %q: want a whole number", rec[7]))
 	}
-	if r.Seconds, err = strconv.ParseFloat(rec[8], 64); err != nil || r.Seconds < 0 {
-		errs = append(errs, fmt.Errorf("seconds %q: want a number", rec[8]))
+	if r.Seconds, err = strconv.ParseFloat(rec[8], 64); err != nil || !finite(r.Seconds) {
+		errs = append(errs, fmt.Errorf("seconds %q: want a number from 0 (not inf or nan)", rec[8]))
 	}
-	if r.MBPerS, err = strconv.ParseFloat(rec[9], 64); err != nil || r.MBPerS < 0 {
-		errs = append(errs, fmt.Errorf("mb_per_s %q: want a number", rec[9]))
+	if r.MBPerS, err = strconv.ParseFloat(rec[9], 64); err != nil || !finite(r.MBPerS) {
+		errs = append(errs, fmt.Errorf("mb_per_s %q: want a number from 0 (not inf or nan)", rec[9]))
 	}
 	if r.Test == "" {
 		errs = append(errs, errors.New("test is empty"))
 	}
 	return r, errors.Join(errs...)
 }
+
+// finite is a number from 0 that is neither inf nor nan.
+func finite(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
 // nonNil makes an empty list a JSON [] rather than null.
 func nonNil[T any](s []T) []T {

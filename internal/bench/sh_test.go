@@ -179,12 +179,25 @@ func TestShMissingApplets(t *testing.T) {
 // Ctrl-C while dd writes (the whole process group gets SIGINT): exit
 // 130, the bench folder removed, no results written. The dd here writes
 // its file's start and then waits, so the signal lands mid-write.
+// Defect: a closed ssh or telnet session (SIGHUP) left the test file in
+// the bench folder; it is cleaned up as INT is (exit 129).
 func TestShInterrupt(t *testing.T) {
 	for _, a := range ashes(t) {
 		if a.name != "debian" && a.name != "1_00" {
 			continue
 		}
-		t.Run(a.name, func(t *testing.T) {
+		for _, sig := range []struct {
+			s    syscall.Signal
+			exit int
+		}{{syscall.SIGINT, 130}, {syscall.SIGHUP, 129}} {
+			t.Run(a.name+"/"+sig.s.String(), func(t *testing.T) { shInterrupt(t, a, sig.s, sig.exit) })
+		}
+	}
+}
+
+func shInterrupt(t *testing.T, a ash, sig syscall.Signal, exit int) {
+	{
+		{
 			n := newFakeNAS(t)
 			app := shApp(t)
 			fifo := filepath.Join(t.TempDir(), "never")
@@ -219,10 +232,10 @@ func TestShInterrupt(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			syscall.Kill(-cmd.Process.Pid, sig)
 			err := cmd.Wait()
-			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-				t.Errorf("exit %v, want 130\n%s", err, out.String())
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exit {
+				t.Errorf("exit %v, want %d\n%s", err, exit, out.String())
 			}
 			if left := n.benchFolders(t, "/mnt/ide1"); len(left) > 0 {
 				t.Errorf("left behind: %v", left)
@@ -230,14 +243,29 @@ func TestShInterrupt(t *testing.T) {
 			if m, _ := filepath.Glob(filepath.Join(app, "conf.d", ".bench", "*")); len(m) > 0 {
 				t.Errorf("results written: %v", m)
 			}
-		})
+		}
 	}
 }
 
-// A disk with less than twice the test size free is refused before
-// anything is written: a 4 MiB tmpfs in a private mount namespace for a
-// 4M test.
+// A disk with less free than the test's file plus one test size to
+// spare is refused before anything is written: a 4 MiB tmpfs in a
+// private mount namespace for a 4M test. Defect: S1 S2 USB1 with the
+// USB folder on the data disk passed "twice the size" disk by disk and
+// then filled it; everything kept there at once is added up.
 func TestShRefusesFullDisk(t *testing.T) {
+	for _, c := range []struct {
+		mib  string
+		args []string
+		want string
+	}{
+		{"4", []string{"S1"}, "/mnt/ide1: 4 MiB free, the tests keep up to 4 MiB here at once, plus 4 MiB to spare: use a smaller --size or fewer tests"},
+		{"16", []string{"--usb", "/mnt/ide1/usb", "--runs", "2", "S1", "S2", "USB1"}, "/mnt/ide1: 16 MiB free, the tests keep up to 16 MiB here at once, plus 4 MiB to spare: use a smaller --size or fewer tests"},
+	} {
+		t.Run(c.mib, func(t *testing.T) { shRefusesFullDisk(t, c.mib, c.args, c.want) })
+	}
+}
+
+func shRefusesFullDisk(t *testing.T, mib string, args []string, want string) {
 	as := ashes(t)
 	a := as[len(as)-1]
 	n := newFakeNAS(t)
@@ -246,8 +274,8 @@ func TestShRefusesFullDisk(t *testing.T) {
 	if err != nil {
 		t.Skip("no mount here")
 	}
-	cmd := exec.Command("unshare", "-m", "--", "/bin/sh", "-c", `"$1" -t tmpfs -o size=4m tmpfs "$2" || exit 99; shift 2; exec "$@"`,
-		"sh", mount, n.path("/mnt/ide1"), a.sh, "lib/bench.sh", "--dir", "/mnt/ide1", "--size", "4M", "--runs", "1", "S1")
+	argv := append([]string{"sh", mount, n.path("/mnt/ide1"), a.sh, "lib/bench.sh", "--dir", "/mnt/ide1", "--size", "4M", "--runs", "1"}, args...)
+	cmd := exec.Command("unshare", append([]string{"-m", "--", "/bin/sh", "-c", `"$1" -t tmpfs -o size=` + mib + `m tmpfs "$2" || exit 99; mkdir "$2/usb"; shift 2; exec "$@"`}, argv...)...)
 	cmd.Env = []string{"PATH=" + a.path, "USERSCRIPT_ROOT=" + n.root, "USERSCRIPT_APP=" + app}
 	cmd.Dir = app
 	out, err := cmd.CombinedOutput()
@@ -256,7 +284,7 @@ func TestShRefusesFullDisk(t *testing.T) {
 	if ee != nil && ee.ExitCode() == 99 || err != nil && ee == nil {
 		t.Skipf("no private mount namespace here (needs root): %v: %s", err, out)
 	}
-	if ee == nil || ee.ExitCode() != 1 || !strings.Contains(string(out), "/mnt/ide1: 4 MiB free, the test needs twice 4 MiB: use a smaller --size") {
+	if ee == nil || ee.ExitCode() != 1 || !strings.Contains(string(out), want) {
 		t.Errorf("%v:\n%s", err, out)
 	}
 	if strings.Contains(string(out), "S1 run") {

@@ -124,3 +124,5 @@ func (e *smbEndpoint) close() {
 		e.session.Logoff()
 	}
 }
+
+func (e *smbEndpoint) address() string { return e.addr }

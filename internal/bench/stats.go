@@ -81,15 +81,15 @@ const (
 type Row struct {
 	Test          string
 	Before, After *Summary
-	Delta         float64 // after vs before median, percent
+	RankTest      // after vs before: the effect, its interval, p
 	Verdict       string
 	Why           string // for Inconclusive
 }
 
 // Compare pairs the tests of two result sets, in the order of before,
-// then the tests only after has. A change is conclusive when both sides
-// ran at least twice and their ranges of runs do not overlap: otherwise
-// the difference is within what the runs themselves scatter.
+// then the tests only after has. A change is called faster or slower
+// only when the rank test finds it significant at Alpha (ranktest.go);
+// otherwise it is within what the runs themselves scatter.
 func Compare(before, after []Result) []Row {
 	bs, as := Summarize(before), Summarize(after)
 	byTest := map[string]*Summary{}
@@ -101,38 +101,47 @@ func Compare(before, after []Result) []Row {
 	for i := range bs {
 		b := &bs[i]
 		seen[b.Test] = true
-		rows = append(rows, compareOne(b.Test, b, byTest[b.Test]))
+		rows = append(rows, compareOne(b, byTest[b.Test], before, after))
 	}
 	for i := range as {
 		if !seen[as[i].Test] {
-			rows = append(rows, compareOne(as[i].Test, nil, &as[i]))
+			rows = append(rows, compareOne(nil, &as[i], before, after))
 		}
 	}
 	return rows
 }
 
-func compareOne(test string, b, a *Summary) Row {
-	r := Row{Test: test, Before: b, After: a}
+func compareOne(b, a *Summary, before, after []Result) Row {
 	switch {
 	case a == nil:
-		r.Verdict = OnlyBefore
-		return r
+		return Row{Test: b.Test, Before: b, Verdict: OnlyBefore}
 	case b == nil:
-		r.Verdict = OnlyAfter
-		return r
+		return Row{Test: a.Test, After: a, Verdict: OnlyAfter}
 	}
-	if b.Median > 0 {
-		r.Delta = (a.Median - b.Median) / b.Median * 100
-	}
+	r := Row{Test: b.Test, Before: b, After: a}
+	r.RankTest = MannWhitney(ratesOf(before, b.Test), ratesOf(after, b.Test))
 	switch {
-	case b.Runs < 2 || a.Runs < 2:
-		r.Verdict, r.Why = Inconclusive, "1 run"
-	case a.Min <= b.Max && b.Min <= a.Max:
-		r.Verdict, r.Why = Inconclusive, "runs overlap"
-	case a.Median > b.Median:
+	case !r.Reachable:
+		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("%d and %d runs can never reach p < %.2f: use --runs %d or more", b.Runs, a.Runs, Alpha, MinRuns)
+	case !r.Significant():
+		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("p = %.2f, the runs scatter more than they differ", r.P)
+	case !r.Called():
+		r.Verdict, r.Why = Inconclusive, fmt.Sprintf("p = %.3f, but the change may be under %.0f %% (95 %% CI %+.1f to %+.1f %%)", r.P, Margin, r.Lo, r.Hi)
+	case r.Effect > 0:
 		r.Verdict = Faster
 	default:
 		r.Verdict = Slower
 	}
 	return r
+}
+
+// ratesOf are the MB/s of every run of test.
+func ratesOf(rs []Result, test string) []float64 {
+	var v []float64
+	for _, r := range rs {
+		if r.Test == test {
+			v = append(v, r.MBPerS)
+		}
+	}
+	return v
 }

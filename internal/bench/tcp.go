@@ -189,3 +189,5 @@ func (c *idleConn) Write(p []byte) (int, error) {
 	c.SetDeadline(time.Now().Add(tcpIdle))
 	return c.Conn.Write(p)
 }
+
+func (t *tcpEndpoint) address() string { return t.addr }

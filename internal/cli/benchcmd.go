@@ -18,6 +18,7 @@ const benchUsage = `usage:
   userscript bench net [--smb PATH|URL] [--ftp URL] [--nfs PATH] [--tcp HOST:PORT] [--size SIZE] [--runs N] [--name NAME] [--out FILE.csv]
   userscript bench serve [--listen ADDR:PORT]
   userscript bench compare A.csv B.csv [--svg FILE] [--md]
+  userscript bench ab --confd PATH --name NAME A-FILE B-FILE [--smb PATH|URL | --ftp URL | --nfs PATH | --tcp HOST:PORT] [--rounds N] [--size SIZE] [--keep original|A|B|faster] [--out FILE.csv] [--svg FILE]
   userscript bench align
 TEST: ` + "ZeroNull UrandomNull S1 L1Null L2DD L3hdparm S3 USB1 USBWriteOnly1 USBReadOnly1 S2" + `; SIZE: a number with M or G (default 1000M)
 see docs/BENCH.md`
@@ -32,7 +33,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return errHelp
 	}
 	sub := map[string]func(context.Context, *env, []string) error{
-		"run": benchRun, "net": benchNet, "serve": benchServe, "compare": benchCompare, "align": benchAlign,
+		"run": benchRun, "net": benchNet, "serve": benchServe, "compare": benchCompare, "align": benchAlign, "ab": benchAB,
 	}[args[0]]
 	if sub == nil {
 		return usagef("bench: unknown %q\n%s", args[0], benchUsage)

@@ -185,33 +185,42 @@ plan() {
 	done
 }
 
-# setup_disks makes the bench folder on every disk the plan uses; a disk
-# that cannot be used skips its tests, too little space refuses the run.
+# role_used ROLE succeeds when a planned test uses the disk ROLE.
+role_used() {
+	for ru_t in $PLAN; do
+		test_info "$ru_t"
+		case " $ROLES " in *" $1 "*) return 0 ;; esac
+	done
+	return 1
+}
+
+# drop_roles "ROLE..." skips the planned tests that use one of the disks,
+# with SETUP_ERR as the reason.
+drop_roles() {
+	dr_keep=
+	for dr_t in $PLAN; do
+		test_info "$dr_t"
+		dr_drop=
+		for dr_r in $1; do
+			case " $ROLES " in *" $dr_r "*) dr_drop=1 ;; esac
+		done
+		if [ -n "$dr_drop" ]; then
+			skip "$dr_t" "$SETUP_ERR"
+		else
+			dr_keep="$dr_keep $dr_t"
+		fi
+	done
+	PLAN=$dr_keep
+}
+
+# setup_disks checks the space (space_check: too little refuses the
+# run), then makes the bench folder on every disk the plan uses; a disk
+# that cannot be used skips its tests.
 setup_disks() {
+	space_check
 	for sd_r in main second usb; do
-		sd_used=
-		for sd_t in $PLAN; do
-			test_info "$sd_t"
-			case " $ROLES " in *" $sd_r "*) sd_used=1 ;; esac
-		done
-		[ -n "$sd_used" ] || continue
-		disk_setup "$sd_r"
-		case $? in
-		0) continue ;;
-		2) [ "$sd_r" != main ] || {
-			echo "userscript bench: $SETUP_ERR" >&2
-			exit 1
-		} ;;
-		esac
-		sd_keep=
-		for sd_t in $PLAN; do
-			test_info "$sd_t"
-			case " $ROLES " in
-			*" $sd_r "*) skip "$sd_t" "$SETUP_ERR" ;;
-			*) sd_keep="$sd_keep $sd_t" ;;
-			esac
-		done
-		PLAN=$sd_keep
+		role_used "$sd_r" || continue
+		disk_setup "$sd_r" || drop_roles "$sd_r"
 	done
 }
 
@@ -233,6 +242,8 @@ bench_main() {
 	trap cleanup 0
 	trap 'cleanup; exit 130' INT
 	trap 'cleanup; exit 143' TERM
+	# A closed ssh or telnet session: clean up as on Ctrl-C.
+	trap 'cleanup; exit 129' HUP
 	plan
 	align "partition "
 	setup_disks

@@ -130,18 +130,19 @@ find_disk() {
 }
 
 # free_mib REALDIR sets FREE to the MiB free there (df -k), or to
-# nothing when df is missing or says nothing useful.
+# nothing when df is missing or says nothing useful, and FSMNT to the
+# mount point df names.
 free_mib() {
-	FREE=
+	FREE='' FSMNT=
 	have df || return 0
 	fm_out=$(df -k "$1" 2>/dev/null) || return 0
 	fm_av=
 	while read -r fm_1 fm_2 fm_3 fm_4 fm_5 fm_6; do
 		case $fm_1 in Filesystem) continue ;; esac
 		if [ -n "$fm_6" ]; then
-			fm_av=$fm_4
+			fm_av=$fm_4 FSMNT=$fm_6
 		elif [ -n "$fm_5" ]; then
-			fm_av=$fm_3
+			fm_av=$fm_3 FSMNT=$fm_5
 		fi
 	done <<EOF
 $fm_out
@@ -171,9 +172,84 @@ disk_get() {
 	eval "DDEV=\$${1}_dev DREAL=\$${1}_real DSRC=\$${1}_src DFS=\$${1}_fs DDISK=\$${1}_disk DBENCH=\$${1}_bench DBDEV=\$${1}_bdev"
 }
 
-# disk_setup ROLE checks the free space and makes the bench folder. It
-# returns 1 with SETUP_ERR when the disk cannot be used, 2 when it must
-# be refused (too little space).
+# test_keeps TEST sets KEEPS, the files TEST needs on a disk to the end
+# of the run (ROLE:FILE: written, or prepared for reading), and COPIES,
+# the disks it copies a file to and removes it from right after.
+test_keeps() {
+	KEEPS='' COPIES=''
+	case $1 in
+	S1 | L1Null | L2DD) KEEPS=main:bench.dat ;;
+	S3) KEEPS=main:bench.dat COPIES=second ;;
+	USB1-out) KEEPS=main:bench.dat COPIES=usb ;;
+	USBWriteOnly1 | USBReadOnly1) KEEPS=usb:bench-usb.dat ;;
+	USB1-in) KEEPS=usb:bench-usb.dat COPIES=main ;;
+	S2) KEEPS=main:bench-random.dat ;;
+	esac
+}
+
+# need_mib " ROLE... " sets NEED to the MiB the planned tests keep at
+# once on those disks (one filesystem): every file kept to the end (the
+# runs are interleaved) and the one copy a test makes there (no test
+# makes two). No [ here: before BusyBox 1.2 each is a process.
+need_mib() {
+	nm_keep=' ' nm_copy=0
+	for nm_t in $PLAN; do
+		test_keeps "$nm_t"
+		for nm_k in $KEEPS; do
+			case $1 in *" ${nm_k%%:*} "*) ;; *) continue ;; esac
+			case $nm_keep in *" $nm_k "*) ;; *) nm_keep="$nm_keep$nm_k " ;; esac
+		done
+		case $1 in *" $COPIES "*) nm_copy=1 ;; esac
+	done
+	# shellcheck disable=SC2086 # one word per kept file
+	set -- $nm_keep
+	NEED=$((($# + nm_copy) * SIZE_MIB))
+}
+
+# space_check wants free, on every filesystem the plan writes to, what
+# the tests keep there at once (need_mib) plus one test size to spare.
+# Disks on one filesystem (df's mount point) count together. Short on
+# the main disk's filesystem refuses the run (exit 1); short on another
+# skips the tests of its disks, and is checked first. It leaves each
+# disk's free MiB in ROLE_free for disk_setup.
+space_check() {
+	for sc_r in usb second main; do
+		eval "${sc_r}_mnt= ${sc_r}_free="
+		role_used "$sc_r" || continue
+		disk_get "$sc_r"
+		free_mib "$DREAL"
+		case $FREE in '') continue ;; esac # disk_setup tells
+		eval "${sc_r}_mnt=\$FSMNT ${sc_r}_free=\$FREE"
+	done
+	for sc_pass in other main; do
+		for sc_r in usb second main; do
+			eval "sc_m=\$${sc_r}_mnt sc_free=\$${sc_r}_free"
+			case $sc_m in '') continue ;; esac
+			sc_grp=' '
+			for sc_o in usb second main; do
+				eval "sc_om=\$${sc_o}_mnt"
+				case $sc_om in "$sc_m") sc_grp="$sc_grp$sc_o " ;; esac
+			done
+			sc_has=other
+			case $sc_grp in *" main "*) sc_has=main sc_r=main ;; esac
+			case $sc_has in "$sc_pass") ;; *) continue ;; esac
+			for sc_o in $sc_grp; do eval "${sc_o}_mnt="; done
+			need_mib "$sc_grp"
+			[ "$sc_free" -lt $((NEED + SIZE_MIB)) ] || continue
+			disk_get "$sc_r"
+			SETUP_ERR="$DDEV: $sc_free MiB free, the tests keep up to $NEED MiB here at once, plus $SIZE_MIB MiB to spare: use a smaller --size or fewer tests"
+			case $sc_grp in *" main "*)
+				echo "userscript bench: $SETUP_ERR" >&2
+				exit 1
+				;;
+			esac
+			drop_roles "$sc_grp"
+		done
+	done
+}
+
+# disk_setup ROLE makes the bench folder (space_check has checked the
+# space). It returns 1 with SETUP_ERR when the disk cannot be used.
 disk_setup() {
 	disk_get "$1"
 	if ! [ -d "$DREAL" ] || [ -L "$DREAL" ]; then
@@ -181,14 +257,11 @@ disk_setup() {
 		return 1
 	fi
 	remove_stale "$DREAL" "$DDEV"
-	free_mib "$DREAL"
+	eval "FREE=\${${1}_free:-}"
+	[ -n "$FREE" ] || free_mib "$DREAL"
 	if [ -z "$FREE" ]; then
 		SETUP_ERR="df not found (or it failed): cannot check the free space on $DDEV"
 		return 1
-	fi
-	if [ "$FREE" -lt $((SIZE_MIB * 2)) ]; then
-		SETUP_ERR="$DDEV: $FREE MiB free, the test needs twice $SIZE_MIB MiB: use a smaller --size"
-		return 2
 	fi
 	ds_real=$DREAL/userscript-bench.$$
 	umask 077
