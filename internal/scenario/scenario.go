@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,6 +160,7 @@ type World struct {
 	sc      *Scenario
 	stamps  map[string]os.FileInfo
 	pidFile string
+	clients []net.Conn // the sessions `connect` opened
 }
 
 // FakeDaemon is the fakedaemon binary the `service` line runs; the test
@@ -438,10 +440,15 @@ func (w *World) exec(e Engine, ln Line) error {
 		}
 		return nil
 	case "service":
+		if len(a) == 3 && a[2] == "sessions" {
+			return w.fakeService(a[1], true)
+		}
 		if err := need(1); err != nil {
 			return err
 		}
-		return w.fakeService(a[1])
+		return w.fakeService(a[1], false)
+	case "connect":
+		return w.connect()
 	case "start":
 		if err := need(1); err != nil {
 			return err
