@@ -82,7 +82,7 @@ cmd_poll() {
 	# exits, so there is never more than one poller.
 	poller_pid
 	if [ "$PP" != "$$" ]; then
-		if [ -n "$PP" ] && is_ours "$PP"; then
+		if other_poller "$PP"; then
 			echo "userscript: a poller is already running (pid $PP)"
 			return 0
 		fi
@@ -291,5 +291,14 @@ cmd_stop() {
 # cmd_running is true when a poller runs for this app dir.
 cmd_running() {
 	poller_pid
-	[ -n "$PP" ] && is_ours "$PP"
+	other_poller "$PP"
+}
+
+# other_poller PID is true when PID is a poller running for this app dir.
+# A pid left in state/poll.pid from before a reboot may be anyone's now,
+# among them this process or its parent (init, whose command line names
+# userscript): never those.
+other_poller() {
+	case $1 in '' | "$$" | "${PPID:-}") return 1 ;; esac
+	is_ours "$1"
 }
