@@ -52,3 +52,32 @@ func TestStalePollPidIsInit(t *testing.T) {
 		}
 	})
 }
+
+// Defect 16 of issue 21: the poller's own errors went nowhere (init
+// starts it with its output thrown away): with conf.d not a folder, no
+// poller ran and nothing said why. Now state/log does.
+func TestPollerSaysWhyNot(t *testing.T) {
+	eachBusyBox(t, func(t *testing.T, bb string) {
+		n := installedWith(t, bb)
+		app := n.AppDir("userscript")
+		conf := filepath.Join(app, "conf.d")
+		if err := os.RemoveAll(conf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(t.TempDir(), conf); err != nil {
+			t.Fatal(err)
+		}
+		initRun(t, n, n.Root, filepath.Join(app, "init"), "start")
+		logFile := filepath.Join(app, "state", "log")
+		if !eventually(hang, func() bool {
+			b, _ := os.ReadFile(logFile)
+			return strings.Contains(string(b), `ERROR poller not started reason="`+conf+" is not a folder")
+		}) {
+			b, _ := os.ReadFile(logFile)
+			t.Fatalf("state/log does not say why no poller runs:\n%s", b)
+		}
+		if p := pollers(app); len(p) != 0 {
+			t.Errorf("a poller runs with conf.d a link: %v", p)
+		}
+	})
+}

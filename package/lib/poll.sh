@@ -72,7 +72,7 @@ listing() {
 }
 
 cmd_poll() {
-	ensure_dirs || return 1
+	poll_dirs || return 1
 	chars
 	profile_load
 	settings_load
@@ -135,6 +135,18 @@ cmd_poll() {
 		poll_continue || return 0
 		poll_settle
 	done
+}
+
+# poll_dirs is ensure_dirs for the poller, whose output init throws away:
+# why it cannot start (conf.d not a folder, state/ a link) also goes to
+# state/log where it can, so the owner can read why there is no poller.
+poll_dirs() {
+	pd_why=$(ensure_dirs 2>&1 >/dev/null) && ensure_dirs && return 0
+	echo "$pd_why" >&2
+	[ -d "$STATE" ] && ! [ -L "$STATE" ] || return 1
+	NOW=
+	log ERROR "poller not started" reason="${pd_why#userscript: }"
+	return 1
 }
 
 # poll_settle takes the listing the next polls compare with, once an
