@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nas-userscript/userscript/internal/firmsim"
 )
 
 // Defect 16 of issue 21: after a reboot, state/poll.pid may name a pid
@@ -78,6 +80,41 @@ func TestPollerSaysWhyNot(t *testing.T) {
 		}
 		if p := pollers(app); len(p) != 0 {
 			t.Errorf("a poller runs with conf.d a link: %v", p)
+		}
+	})
+}
+
+// Defect 16 of issue 21: the owner deletes state/ (to start afresh) while
+// the poller runs. It took the missing state/poll.pid for init stop's and
+// ended, and no later save was applied until the next boot. Now it writes
+// state/poll.pid again, says so in state/log, and applies the next save.
+func TestPollerOutlivesDeletedState(t *testing.T) {
+	eachBusyBox(t, func(t *testing.T, bb string) {
+		n := installedWith(t, bb)
+		n.Env = append(n.Env, "USERSCRIPT_POLL=1")
+		app := n.AppDir("userscript")
+		logOnFail(t, filepath.Join(app, "state"))
+		if err := n.Boot(firmsim.ServicesFirst); err != nil {
+			t.Fatal(err)
+		}
+		pidFile := filepath.Join(app, "state", "poll.pid")
+		if !eventually(hang, func() bool { _, err := os.Stat(pidFile); return err == nil }) {
+			t.Fatal("no poller after boot")
+		}
+		poller := readPid(t, pidFile)
+		if err := os.RemoveAll(filepath.Join(app, "state")); err != nil {
+			t.Fatal(err)
+		}
+		if !eventually(hang, func() bool { b, _ := os.ReadFile(pidFile); return strings.TrimSpace(string(b)) == strconv.Itoa(poller) }) {
+			t.Fatalf("state/poll.pid was not written again (pollers: %v)", pollers(app))
+		}
+		want := "[global]\n\tworkgroup = AFTER\n"
+		writeFile(t, filepath.Join(app, "conf.d", "smb.conf"), want)
+		if !eventually(hang, func() bool { got, _ := n.Live(firmsim.SmbConf); return got == want }) {
+			t.Fatalf("the save after state/ was deleted was not applied (pollers: %v)", pollers(app))
+		}
+		if !alive(poller) {
+			t.Errorf("the poller %d ended", poller)
 		}
 	})
 }

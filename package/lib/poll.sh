@@ -86,8 +86,7 @@ cmd_poll() {
 			echo "userscript: a poller is already running (pid $PP)"
 			return 0
 		fi
-		rm -rf "$STATE/poll.pid.tmp"
-		echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
+		poll_pidfile
 	fi
 	NOW=
 	log INFO "poller started" pid="$$" interval="$PI"
@@ -166,14 +165,33 @@ poll_settle() {
 	note_drifts
 }
 
-# poll_continue is false once the poller must stop: init stop removed
-# state/poll.pid (or another poller took it), or a TERM came.
+# poll_continue is false once the poller must stop: another poller took
+# state/poll.pid, or a TERM came (init stop removes state/poll.pid, then
+# sends one). state/poll.pid gone without a TERM (the owner deleted it, or
+# all of state/) is written again, and the poller goes on.
 poll_continue() {
 	poller_pid
 	case $PP:$STOPPING in "$$:") return 0 ;; esac
+	case $PP:$STOPPING in :)
+		[ -L "$STATE" ] || mkdir -p "$STATE" 2>/dev/null
+		LOOKED=
+		LOG_CHECKED=
+		if poll_pidfile; then
+			NOW=
+			log WARN "state/poll.pid was gone (deleted?): written again; the poller goes on" pid="$$"
+			return 0
+		fi
+		;;
+	esac
 	NOW=
 	log INFO "poller stopped" pid="$$"
 	return 1
+}
+
+# poll_pidfile writes our pid to state/poll.pid (aside, then renamed).
+poll_pidfile() {
+	rm -rf "$STATE/poll.pid.tmp"
+	echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
 }
 
 # poll_term handles TERM: outside an apply the poller ends at once; an
