@@ -165,10 +165,11 @@ poll_settle() {
 	note_drifts
 }
 
-# poll_continue is false once the poller must stop: another poller took
-# state/poll.pid, or a TERM came (init stop removes state/poll.pid, then
-# sends one). state/poll.pid gone without a TERM (the owner deleted it, or
-# all of state/) is written again, and the poller goes on.
+# poll_continue is false once the poller must stop: init stop wrote
+# `stop` into state/poll.pid (then sends a TERM; BusyBox 1.5-1.8 may lose
+# it), another poller took it, or a TERM came. state/poll.pid gone (the
+# owner deleted it, or all of state/) is written again, and the poller
+# goes on.
 poll_continue() {
 	poller_pid
 	case $PP:$STOPPING in "$$:") return 0 ;; esac
@@ -294,9 +295,13 @@ capture_drift() {
 	fi
 }
 
+# cmd_stop ends the poller: state/poll.pid says `stop` (a poller that
+# finds it gone instead writes it again: the owner deleted it), then a
+# TERM, then KILL.
 cmd_stop() {
 	poller_pid
-	rm -f "$STATE/poll.pid"
+	rm -rf "$STATE/poll.pid.tmp"
+	{ echo stop >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"; } 2>/dev/null || rm -f "$STATE/poll.pid"
 	if [ -n "$PP" ] && is_ours "$PP"; then
 		kill "$PP" 2>/dev/null
 		st_i=0
