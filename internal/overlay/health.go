@@ -87,17 +87,93 @@ func (e *Engine) observe(ctx context.Context, svc profile.Service, l listen) obs
 }
 
 // renewed says why after is not a new instance of the service seen in
-// before, or "": a restart must replace every process it had.
-func renewed(svc profile.Service, before, after observation) string {
+// before, or "". The process that owns its listening socket must be new;
+// processes from before that own no listener may linger (Samba 3 keeps
+// one smbd per connected client after its master restarts, and the owner
+// saves over SMB). Where no owner can be found (no /proc/net/tcp, no
+// /proc/PID/fd to read), every process must be new.
+func (e *Engine) renewed(svc profile.Service, before, after observation, l listen) string {
 	if before.pids == nil || after.pids == nil {
 		return ""
 	}
-	for pid := range after.pids {
-		if before.pids[pid] {
-			return fmt.Sprintf("the old %s process (pid %d) is still the one running: the restart did not replace it", svc.Process, pid)
+	old := oldest(after.pids, before.pids)
+	if old == 0 {
+		return ""
+	}
+	if owners := e.listenerOwners(after.pids, l.ports); owners != nil {
+		if pid := oldest(owners, before.pids); pid != 0 {
+			return fmt.Sprintf("the old %s process (pid %d) still owns the listening socket: the restart did not replace it", svc.Process, pid)
+		}
+		return ""
+	}
+	return fmt.Sprintf("the old %s process (pid %d) is still the one running: the restart did not replace it", svc.Process, old)
+}
+
+// oldest is the smallest pid of pids that is in before too, or 0.
+func oldest(pids, before map[int]bool) int {
+	old := 0
+	for pid := range pids {
+		if before[pid] && (old == 0 || pid < old) {
+			old = pid
 		}
 	}
-	return ""
+	return old
+}
+
+// listenerOwners returns which of pids own a listening TCP socket on one
+// of ports (on any address): its inode from /proc/net/tcp and tcp6, found
+// among /proc/PID/fd. It is nil when it finds none.
+func (e *Engine) listenerOwners(pids map[int]bool, ports []int) map[int]bool {
+	inodes := e.listeningInodes(ports)
+	if len(inodes) == 0 {
+		return nil
+	}
+	var owners map[int]bool
+	for pid := range pids {
+		fd := e.Sys.Root(fmt.Sprintf("/proc/%d/fd", pid))
+		entries, err := e.Sys.ReadDir(fd)
+		if err != nil {
+			continue
+		}
+		for _, ent := range entries {
+			link, err := e.Sys.Readlink(filepath.Join(fd, ent.Name()))
+			ino, ok := strings.CutPrefix(link, "socket:[")
+			if err == nil && ok && inodes[strings.TrimSuffix(ino, "]")] {
+				if owners == nil {
+					owners = map[int]bool{}
+				}
+				owners[pid] = true
+				break
+			}
+		}
+	}
+	return owners
+}
+
+// listeningInodes are the inodes of the listening TCP sockets (state 0A)
+// on one of ports, from the device's /proc/net/tcp and tcp6.
+func (e *Engine) listeningInodes(ports []int) map[string]bool {
+	want := map[string]bool{}
+	for _, p := range ports {
+		want[fmt.Sprintf("%04X", p)] = true
+	}
+	inodes := map[string]bool{}
+	for _, name := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := e.Sys.ReadFile(e.Sys.Root(name))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || f[9] == "0" {
+				continue
+			}
+			if _, port, ok := strings.Cut(f[1], ":"); ok && want[port] {
+				inodes[f[9]] = true
+			}
+		}
+	}
+	return inodes
 }
 
 // prove waits until the restarted service is healthy — serving, and its
@@ -109,7 +185,7 @@ func (e *Engine) prove(ctx context.Context, svc profile.Service, before observat
 		now := e.observe(ctx, svc, l)
 		why := now.why
 		if now.serving {
-			why = renewed(svc, before, now)
+			why = e.renewed(svc, before, now, l)
 		}
 		if why == "" {
 			break
@@ -127,7 +203,7 @@ func (e *Engine) prove(ctx context.Context, svc profile.Service, before observat
 	now := e.observe(ctx, svc, l)
 	why := now.why
 	if now.serving {
-		why = renewed(svc, before, now)
+		why = e.renewed(svc, before, now, l)
 	}
 	if why != "" {
 		return fmt.Errorf("it started, but within %s: %s", settle, why)

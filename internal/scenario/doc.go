@@ -35,6 +35,11 @@
 //	                             the last apply; none when no LINE is given
 //	stamp PATH / unchanged PATH  PATH was not rewritten since the stamp
 //	reboot                       the firmware restores root/... from the archive
+//	service NAME [sessions]      NAME's restart script runs a real daemon on
+//	                             $PORT named $PROC; with sessions, one process
+//	                             per client that outlives the master (Samba 3)
+//	start NAME                   start it, as the firmware's boot does
+//	connect                      open a client session to it (held to the end)
 //	fulldisk                     the app dir's data disk is full: no file or
 //	                             folder can be made on it (a tmpfs; needs root)
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,6 +163,7 @@ type World struct {
 	stamps  map[string]os.FileInfo
 	pidFile string
 	mounts  []string // what fulldisk mounted
+	clients []net.Conn // the sessions `connect` opened
 }
 
 // FakeDaemon is the fakedaemon binary the `service` line runs; the test
@@ -446,10 +448,15 @@ func (w *World) exec(e Engine, ln Line) error {
 		}
 		return nil
 	case "service":
+		if len(a) == 3 && a[2] == "sessions" {
+			return w.fakeService(a[1], true)
+		}
 		if err := need(1); err != nil {
 			return err
 		}
-		return w.fakeService(a[1])
+		return w.fakeService(a[1], false)
+	case "connect":
+		return w.connect()
 	case "start":
 		if err := need(1); err != nil {
 			return err

@@ -22,7 +22,11 @@ import (
 // and no daemon comes up, as with a config the daemon dies of. The
 // world's root/proc becomes the host's /proc, where both engines look
 // for processes and listening sockets.
-func (w *World) fakeService(name string) error {
+//
+// With sessions (`service NAME sessions`) the daemon serves as Samba 3's
+// smbd does: a process of its own per connection, which outlives the
+// master's restart until its client disconnects (see `connect`).
+func (w *World) fakeService(name string, sessions bool) error {
 	svc, ok := w.Profile.Services[name]
 	if !ok {
 		return fmt.Errorf("no service %q in profile %s", name, w.Profile.Name)
@@ -52,10 +56,10 @@ for f in %s; do
 		case $l in *BAD*) exit 0 ;; esac
 	done <"$f"
 done
-%s %d %s </dev/null >/dev/null 2>&1 &
+%s %d %s%s </dev/null >/dev/null 2>&1 &
 exit 0
 `, filepath.Base(svc.Restart[0]), shq(filepath.Join(w.Root, firmsim.RestartLog)), shq(link), shq(w.pidFile),
-		strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile))
+		strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile), map[bool]string{true: " sessions"}[sessions])
 	p := filepath.Join(w.Root, svc.Restart[0])
 	if err := systest.WriteFile(p, []byte(script), 0o755); err != nil {
 		return err
@@ -88,8 +92,28 @@ func (w *World) startService(name string) error {
 	return fmt.Errorf("the daemon of %s does not listen on port %d", name, w.Port)
 }
 
-// stopDaemon ends the world's fake daemon, if one runs.
+// connect opens a client session to the world's fake daemon (started
+// with sessions) and waits until its session process runs; the session
+// lasts until the world ends, longer than any timeout of an apply.
+func (w *World) connect() error {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", w.Port), 10*time.Second)
+	if err != nil {
+		return err
+	}
+	w.clients = append(w.clients, c)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != nil {
+		return fmt.Errorf("no session process answered: %v (was the service started with sessions?)", err)
+	}
+	return nil
+}
+
+// stopDaemon ends the world's fake daemon, if one runs, and its
+// sessions.
 func (w *World) stopDaemon() {
+	for _, c := range w.clients {
+		c.Close()
+	}
 	data, err := os.ReadFile(w.pidFile)
 	if err != nil {
 		return

@@ -24,6 +24,11 @@ func Render() []byte {
 	fn(&b, "is_disable", "is the owner's off switch", source.DisableNames)
 	fn(&b, "is_safe_mode", "says the engines are in safe mode", []string{strings.ToLower(source.SafeMode)})
 	fn(&b, "dropping", "is a file Windows Explorer leaves (macOS's start with a dot)", source.Droppings)
+	var backups []string
+	for _, end := range source.BackupEndings {
+		backups = append(backups, "?*"+pattern(end), "?*"+pattern(end+".txt"))
+	}
+	patternFn(&b, "backup", "is one of the owner's backups (smb.conf.bak), also with the \".txt\" Notepad adds", backups)
 	b.WriteString("# The words of the status: line.\n")
 	for _, w := range status.Words {
 		fmt.Fprintf(&b, "W_%s='%s'\n", strings.ReplaceAll(string(w), " ", "_"), w)
@@ -37,6 +42,11 @@ func fn(b *strings.Builder, name, doc string, list []string) {
 	for i, n := range list {
 		pats[i] = pattern(n)
 	}
+	patternFn(b, name, doc, pats)
+}
+
+// patternFn writes a function NAME that is true for the case patterns pats.
+func patternFn(b *strings.Builder, name, doc string, pats []string) {
 	fmt.Fprintf(b, "# %s NAME: NAME %s.\n%s() {\n\tcase $1 in\n\t%s) return 0 ;;\n\tesac\n\treturn 1\n}\n\n", name, doc, name, strings.Join(pats, " | "))
 }
 

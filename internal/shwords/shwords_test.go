@@ -42,14 +42,16 @@ func TestCommitted(t *testing.T) {
 func TestShAgrees(t *testing.T) {
 	bb := needtool.Tool(t, "busybox")[0]
 	names := []string{"DISABLE", "disable.TXT", "Disable.txt", "SAFE-MODE", "safe-mode", "Doctor.Txt", "DOCTOR.txt",
-		"Thumbs.db", "THUMBS.DB", "ehthumbs.db", "Desktop.ini", "smb.conf", "DISABLED", "disable.txt.bak", "SAFE_MODE", "thumbs.db2"}
+		"Thumbs.db", "THUMBS.DB", "ehthumbs.db", "Desktop.ini", "smb.conf", "DISABLED", "disable.txt.bak", "SAFE_MODE", "thumbs.db2",
+		"DISABLE.txt.txt", "disable.TXT.txt", "smb.conf.bak", "SMB.CONF.OLD", "exports.Orig", "smb.conf.bak.txt", "smb.conf.bak2", "smb.conf.txt", "bak", "old.txt"}
 	script := string(Render()) + `
 for n in "$@"; do
 	r=; reserved "$n" && r=r
 	d=; is_disable "$n" && d=d
 	s=; is_safe_mode "$n" && s=s
 	x=; dropping "$n" && x=x
-	echo "$n:$r$d$s$x"
+	b=; backup "$n" && b=b
+	echo "$n:$r$d$s$x$b"
 done
 `
 	args := append([]string{"sh", "-c", script, "sh"}, names...)
@@ -69,8 +71,11 @@ done
 		if strings.EqualFold(n, source.SafeMode) {
 			want += "s"
 		}
-		if source.Ignored(n) && !source.Reserved(n) && !strings.HasPrefix(n, ".") {
+		if source.Ignored(n) && !source.Reserved(n) && !source.Backup(n) && !strings.HasPrefix(n, ".") {
 			want += "x"
+		}
+		if source.Backup(n) {
+			want += "b"
 		}
 		if i >= len(lines) || lines[i] != want {
 			t.Errorf("sh says %q, Go %q", lines[min(i, len(lines)-1)], want)

@@ -11,7 +11,7 @@ import (
 // status file of their own. Case does not count (Windows shows DISABLE.txt
 // as DISABLE when it hides extensions).
 const (
-	Disable    = "DISABLE"     // any content: apply nothing (also DISABLE.txt)
+	Disable    = "DISABLE"     // any content: apply nothing (also DISABLE.txt, DISABLE.txt.txt)
 	SafeMode   = "SAFE-MODE"   // written after starts that never finished; delete it to go on
 	DoctorFile = "DOCTOR.txt"  // what `userscript doctor` found at the last start
 	PageFile   = "STATUS.html" // the page an owner opens (internal/statuspage)
@@ -21,11 +21,16 @@ const (
 // (names compare without case); the sh engine's lib/words.sh is
 // generated from them (internal/shwords).
 var (
-	ReservedNames = []string{"disable", "disable.txt", "safe-mode", "doctor.txt", "status.html"}
-	DisableNames  = []string{"disable", "disable.txt"}
+	// DISABLE.txt.txt is what Notepad saves as "DISABLE.txt" when
+	// Explorer hides extensions.
+	ReservedNames = []string{"disable", "disable.txt", "disable.txt.txt", "safe-mode", "doctor.txt", "status.html"}
+	DisableNames  = []string{"disable", "disable.txt", "disable.txt.txt"}
 	// What Windows Explorer leaves (thumbnail caches, folder settings);
 	// macOS's .DS_Store and ._* resource forks start with a dot.
 	Droppings = []string{"thumbs.db", "ehthumbs.db", "desktop.ini"}
+	// The endings of the owner's own backups (smb.conf.bak), also with
+	// the ".txt" Notepad adds (smb.conf.bak.txt).
+	BackupEndings = []string{".bak", ".old", ".orig"}
 )
 
 // Reserved reports whether name is one of the reserved names.
@@ -36,6 +41,17 @@ func Reserved(name string) bool {
 // IsDisable reports whether name is the owner's off switch.
 func IsDisable(name string) bool {
 	return slices.Contains(DisableNames, strings.ToLower(name))
+}
+
+// Backup reports whether name is one of the owner's backups.
+func Backup(name string) bool {
+	lower, _ := cutFold(strings.ToLower(name), ".txt")
+	for _, end := range BackupEndings {
+		if strings.HasSuffix(lower, end) && len(lower) > len(end) {
+			return true
+		}
+	}
+	return false
 }
 
 // systemDropping reports whether Windows Explorer or macOS Finder left the

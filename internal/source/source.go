@@ -47,12 +47,13 @@ func (s *Set) Targets() []string {
 
 // Ignored reports whether a file in conf.d is not a source at all:
 // hidden files, editor droppings, what Windows Explorer and macOS Finder
-// leave behind (Thumbs.db, desktop.ini, .DS_Store, ._*), our own status
-// files, documentation, and the reserved names (see Reserved).
+// leave behind (Thumbs.db, desktop.ini, .DS_Store, ._*), the owner's
+// backups (smb.conf.bak), our own status files, documentation, and the
+// reserved names (see Reserved).
 func Ignored(name string) bool {
 	lower := strings.ToLower(name)
 	switch {
-	case systemDropping(name), Reserved(name):
+	case systemDropping(name), Reserved(name), Backup(name):
 		return true
 	case name == "" || strings.HasPrefix(name, "."),
 		strings.HasPrefix(name, "~$"),

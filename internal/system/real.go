@@ -65,6 +65,7 @@ func (r *Real) ReadFile(name string) ([]byte, error) {
 
 func (r *Real) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }
 func (r *Real) ReadDir(name string) ([]fs.DirEntry, error)   { return os.ReadDir(name) }
+func (r *Real) Readlink(name string) (string, error)         { return os.Readlink(name) }
 func (r *Real) MkdirAll(name string, perm fs.FileMode) error { return os.MkdirAll(name, perm) }
 func (r *Real) Remove(name string) error {
 	return os.Remove(name)

@@ -26,6 +26,9 @@ type System interface {
 	ReadFile(name string) ([]byte, error)
 	Lstat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
+	// Readlink is the target of a symlink (in /proc/PID/fd: what a
+	// process has open, "socket:[INODE]" for a socket).
+	Readlink(name string) (string, error)
 	// WriteFile replaces name atomically: stage in its own directory,
 	// fsync, rename, fsync the directory. A file that exists keeps its
 	// mode and owner; perm is the mode of a new one.

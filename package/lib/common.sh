@@ -62,7 +62,10 @@ log() {
 # log_flush writes the lines log kept, with one echo.
 log_flush() {
 	case ${LOGBUF:-} in '') return 0 ;; esac
-	log_ok && { echo "${LOGBUF%"$NL"}" >>"$STATE/log"; } 2>/dev/null
+	# (trimmed in an assignment: BusyBox 1.00's ash cuts the end of a long
+	# text trimmed of a newline in a command's argument)
+	LOGBUF=${LOGBUF%"$NL"}
+	log_ok && { echo "$LOGBUF" >>"$STATE/log"; } 2>/dev/null
 	LOGBUF=
 	return 0
 }

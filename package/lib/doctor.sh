@@ -86,8 +86,9 @@ dr_disk() {
 		;;
 	esac
 	set -f
+	dd_out=${dd_out##*"$NL"}
 	# shellcheck disable=SC2086 # df's fields
-	set -- ${dd_out##*"$NL"}
+	set -- $dd_out
 	set +f
 	dd_k=${4:-}
 	case $# in 5 | 6) ;; *) dd_k= ;; esac
@@ -239,7 +240,9 @@ doctor_write() {
 		return 0
 		;;
 	esac
-	{ echo "${dw_t%"$NL"}" >"$STATE/lock.d/doctor.txt"; } 2>/dev/null && mv -f "$STATE/lock.d/doctor.txt" "$CONF/DOCTOR.txt"
+	# (trimmed in an assignment: see log_flush)
+	dw_t=${dw_t%"$NL"}
+	{ echo "$dw_t" >"$STATE/lock.d/doctor.txt"; } 2>/dev/null && mv -f "$STATE/lock.d/doctor.txt" "$CONF/DOCTOR.txt"
 }
 
 # dr_cr sets DCR to a carriage return: the last byte of a status file's
@@ -270,7 +273,8 @@ cmd_doctor() {
 	settings_load
 	scan
 	doctor_report
-	echo "${DR%"$NL"}"
+	DR=${DR%"$NL"}
+	echo "$DR"
 	LOG_HOLD=
 	if ! lock_take; then
 		echo "userscript: $CONF/DOCTOR.txt not written: ${LOCK_WHY:-another apply holds the lock}" >&2

@@ -301,7 +301,10 @@ _m_fline_smb() {
 		case $_mt in '') _m_err "$_mlno" '! names nothing: write !key to delete a key or ![section] to delete a section'; return ;; esac
 		;;
 	esac
-	_m_trim "${_mt%%"$_mNL"*}"
+	# (trimmed in an assignment: BusyBox 1.00's ash cuts a long text
+	# trimmed of a newline in a command's argument)
+	_mx=${_mt%%"$_mNL"*}
+	_m_trim "$_mx"
 	_mfr=$_mr _mx=''
 	case $_mt in
 	'#'* | ';'*)
@@ -618,7 +621,8 @@ _m_special() {
 	case $_mS:$_mid in 1:include)
 		_my=${_mlr#*=}
 		_my=${_my#"${_my%%[![:blank:]]*}"}
-		_m_join "${_my%"$_mNL"}"
+		_my=${_my%"$_mNL"}
+		_m_join "$_my"
 		_mid=include=$_mr _msp=1
 		;;
 	esac

@@ -72,7 +72,7 @@ listing() {
 }
 
 cmd_poll() {
-	ensure_dirs || return 1
+	poll_dirs || return 1
 	chars
 	profile_load
 	settings_load
@@ -82,12 +82,11 @@ cmd_poll() {
 	# exits, so there is never more than one poller.
 	poller_pid
 	if [ "$PP" != "$$" ]; then
-		if [ -n "$PP" ] && is_ours "$PP"; then
+		if other_poller "$PP"; then
 			echo "userscript: a poller is already running (pid $PP)"
 			return 0
 		fi
-		rm -rf "$STATE/poll.pid.tmp"
-		echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
+		poll_pidfile
 	fi
 	NOW=
 	log INFO "poller started" pid="$$" interval="$PI"
@@ -141,6 +140,18 @@ cmd_poll() {
 		poll_continue || return 0
 		poll_settle
 	done
+}
+
+# poll_dirs is ensure_dirs for the poller, whose output init throws away:
+# why it cannot start (conf.d not a folder, state/ a link) also goes to
+# state/log where it can, so the owner can read why there is no poller.
+poll_dirs() {
+	pd_why=$(ensure_dirs 2>&1 >/dev/null) && ensure_dirs && return 0
+	echo "$pd_why" >&2
+	[ -d "$STATE" ] && ! [ -L "$STATE" ] || return 1
+	NOW=
+	log ERROR "poller not started" reason="${pd_why#userscript: }"
+	return 1
 }
 
 # poll_settle takes the listing the next polls compare with, once an
@@ -200,14 +211,34 @@ writing_conf() {
 	return 1
 }
 
-# poll_continue is false once the poller must stop: init stop removed
-# state/poll.pid (or another poller took it), or a TERM came.
+# poll_continue is false once the poller must stop: init stop wrote
+# `stop` into state/poll.pid (then sends a TERM; BusyBox 1.5-1.8 may lose
+# it), another poller took it, or a TERM came. state/poll.pid gone (the
+# owner deleted it, or all of state/) is written again, and the poller
+# goes on.
 poll_continue() {
 	poller_pid
 	case $PP:$STOPPING in "$$:") return 0 ;; esac
+	case $PP:$STOPPING in :)
+		[ -L "$STATE" ] || mkdir -p "$STATE" 2>/dev/null
+		LOOKED=
+		LOG_CHECKED=
+		if poll_pidfile; then
+			NOW=
+			log WARN "state/poll.pid was gone (deleted?): written again; the poller goes on" pid="$$"
+			return 0
+		fi
+		;;
+	esac
 	NOW=
 	log INFO "poller stopped" pid="$$"
 	return 1
+}
+
+# poll_pidfile writes our pid to state/poll.pid (aside, then renamed).
+poll_pidfile() {
+	rm -rf "$STATE/poll.pid.tmp"
+	echo "$$" >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"
 }
 
 # poll_term handles TERM: outside an apply the poller ends at once; an
@@ -329,9 +360,13 @@ capture_drift() {
 	fi
 }
 
+# cmd_stop ends the poller: state/poll.pid says `stop` (a poller that
+# finds it gone instead writes it again: the owner deleted it), then a
+# TERM, then KILL.
 cmd_stop() {
 	poller_pid
-	rm -f "$STATE/poll.pid"
+	rm -rf "$STATE/poll.pid.tmp"
+	{ echo stop >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"; } 2>/dev/null || rm -f "$STATE/poll.pid"
 	if [ -n "$PP" ] && is_ours "$PP"; then
 		kill "$PP" 2>/dev/null
 		st_i=0
@@ -356,5 +391,14 @@ cmd_stop() {
 # cmd_running is true when a poller runs for this app dir.
 cmd_running() {
 	poller_pid
-	[ -n "$PP" ] && is_ours "$PP"
+	other_poller "$PP"
+}
+
+# other_poller PID is true when PID is a poller running for this app dir.
+# A pid left in state/poll.pid from before a reboot may be anyone's now,
+# among them this process or its parent (init, whose command line names
+# userscript): never those.
+other_poller() {
+	case $1 in '' | "$$" | "${PPID:-}") return 1 ;; esac
+	is_ours "$1"
 }

@@ -154,18 +154,92 @@ proc_pids() {
 	done
 }
 
-# renewed BEFORE_PIDS sets OB_WHY when a process from before the restart
-# is still one of the service's: the restart did not replace it.
+# renewed BEFORE_PIDS sets OB_WHY when the restart did not replace the
+# service: the process that owns its listening socket (on LPORTS) must be
+# new; processes from before that own no listener may linger (Samba 3
+# keeps one smbd per connected client after its master restarts). Where
+# no owner can be found, every process must be new. Nothing runs unless a
+# process from before is still there.
 renewed() {
 	case "$1:$OB_PIDS" in nil:* | *:nil) return 0 ;; esac
-	for rn_p in $OB_PIDS; do
-		case " $1 " in
-		*" $rn_p "*)
-			OB_WHY="the old $SPROC process (pid $rn_p) is still the one running: the restart did not replace it"
-			return 1
+	oldest_of "$OB_PIDS" "$1"
+	rn_old=$OLDEST
+	case $rn_old in '') return 0 ;; esac
+	if listen_owners "$LPORTS"; then
+		oldest_of "$LOWNERS" "$1"
+		case $OLDEST in '') return 0 ;; esac
+		OB_WHY="the old $SPROC process (pid $OLDEST) still owns the listening socket: the restart did not replace it"
+		return 1
+	fi
+	OB_WHY="the old $SPROC process (pid $rn_old) is still the one running: the restart did not replace it"
+	return 1
+}
+
+# oldest_of PIDS BEFORE sets OLDEST to the smallest of PIDS that is in
+# BEFORE too (empty: none).
+oldest_of() {
+	OLDEST=
+	for od_p in $1; do
+		case " $2 " in *" $od_p "*) ;; *) continue ;; esac
+		case $OLDEST in '') OLDEST=$od_p && continue ;; esac
+		case $((od_p < OLDEST)) in 1) OLDEST=$od_p ;; esac
+	done
+}
+
+# listen_owners PORTS sets LOWNERS to those of OB_PIDS that own a
+# listening socket on one of PORTS (comma-separated; on any address): its
+# inode from /proc/net/tcp and tcp6, found among /proc/PID/fd with one
+# `ls -l`. False when it finds none.
+listen_owners() {
+	LOWNERS=
+	lw_want=
+	lw_ifs=$IFS
+	IFS=,
+	set -f
+	for lw_p in $1; do
+		hex4 "$lw_p"
+		lw_want="$lw_want $HX4"
+	done
+	set +f
+	IFS=$lw_ifs
+	lw_ino=
+	for lw_f in "$ROOT/proc/net/tcp" "$ROOT/proc/net/tcp6"; do
+		{ read -r lw_l <"$lw_f"; } 2>/dev/null || continue
+		while read -r _ lw_local _ lw_st _ _ _ _ _ lw_i _; do
+			case $lw_st:$lw_i in 0A:0 | 0A:) continue ;; 0A:*) ;; *) continue ;; esac
+			case "$lw_want " in *" ${lw_local##*:} "*) lw_ino="$lw_ino $lw_i" ;; esac
+		done <"$lw_f"
+	done
+	case $lw_ino in '') return 1 ;; esac
+	set --
+	lw_pid=
+	for lw_p in $OB_PIDS; do
+		set -- "$@" "$ROOT/proc/$lw_p/fd"
+		lw_pid=$lw_p
+	done
+	# (with one folder ls prints no "FOLDER:" line: its pid is lw_pid)
+	lw_out=$(ls -l "$@" 2>/dev/null)
+	set -f
+	IFS=$NL
+	for lw_l in $lw_out; do
+		case $lw_l in
+		*/fd:)
+			lw_pid=${lw_l%/fd:}
+			lw_pid=${lw_pid##*/}
+			;;
+		*" -> socket:["*"]")
+			lw_i=${lw_l##*socket:\[}
+			lw_i=${lw_i%\]}
+			case " $lw_ino " in *" $lw_i "*)
+				case " $LOWNERS " in *" $lw_pid "*) ;; *) LOWNERS="$LOWNERS $lw_pid" ;; esac
+				;;
+			esac
 			;;
 		esac
 	done
+	IFS=$lw_ifs
+	set +f
+	case $LOWNERS in '') return 1 ;; esac
 	return 0
 }
 

@@ -142,6 +142,13 @@ settings_load() {
 	sl_only=
 	while IFS= read -r sl_l || case $sl_l in '') false ;; esac; do
 		sl_n=$((sl_n + 1))
+		# Notepad starts the file with a UTF-8 byte order mark: not a key
+		# (chars, a process, only for a first line that starts oddly).
+		case $sl_n:$sl_l in 1:[!#A-Za-z0-9_[\ ]*)
+			chars
+			sl_l=${sl_l#"$BOM"}
+			;;
+		esac
 		trim "$sl_l"
 		case $TR in '' | '#'*) continue ;; esac
 		case $TR in

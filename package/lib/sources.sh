@@ -6,7 +6,8 @@
 
 # ---- sources ----------------------------------------------------------------
 
-# ignored NAME: editor droppings and our own files, never reported.
+# ignored NAME: editor droppings, the owner's backups and our own files,
+# never reported.
 ignored() {
 	case $1 in
 	.* | '~$'* | *.[Tt][Mm][Pp] | *.[Ss][Ww][Pp] | *.[Ss][Ww][Xx] | *'~' | *.status | README* | examples) return 0 ;;
@@ -15,6 +16,7 @@ ignored() {
 	# that stop an apply (DISABLE, SAFE-MODE: scan looks for those):
 	# words.sh, generated from the Go engine's lists.
 	dropping "$1" && return 0
+	backup "$1" && return 0
 	reserved "$1" || return 1
 	is_disable "$1" && return 1
 	is_safe_mode "$1" && return 1
@@ -148,7 +150,8 @@ scan() {
 }
 
 # sweep_statuses removes the status files nobody needs any more: an
-# UNKNOWN status whose file is gone, and any status of a reserved name.
+# UNKNOWN status whose file is gone or is ignored now (an older version
+# reported smb.conf.bak), and any status of a reserved name.
 # A target's or a tuning file's status stays, even when its sources are
 # gone (it says the firmware's file is back). Only a status of another
 # name is read (its first line, in the shell).
@@ -163,13 +166,15 @@ sweep_statuses() {
 		esac
 		if ! reserved "$ss_n"; then
 			in_list "$UNK" "$ss_n" && continue
-			for ss_s in "$ss_n" "$ss_n.add" "$ss_n.merge"; do
-				if looked "$CONF/$ss_s"; then
-					case $LR_MODE in ?*) continue 2 ;; esac
-				elif [ -e "$CONF/$ss_s" ] || [ -L "$CONF/$ss_s" ]; then
-					continue 2
-				fi
-			done
+			if ! ignored "$ss_n"; then
+				for ss_s in "$ss_n" "$ss_n.add" "$ss_n.merge"; do
+					if looked "$CONF/$ss_s"; then
+						case $LR_MODE in ?*) continue 2 ;; esac
+					elif [ -e "$CONF/$ss_s" ] || [ -L "$CONF/$ss_s" ]; then
+						continue 2
+					fi
+				done
+			fi
 			plain "$ss_f" || continue
 			ss_w=
 			{ IFS= read -r ss_w <"$ss_f"; } 2>/dev/null

@@ -418,5 +418,7 @@ write_status() {
 	render "$1" yes
 	need_work || return 0
 	STATE_DIRTY=yes
-	echo "${ST%"$NL"}" >"$WORK/$1.st" && mv -f "$WORK/$1.st" "$ws_dst"
+	# (trimmed in an assignment: see log_flush)
+	ws_t=${ST%"$NL"}
+	echo "$ws_t" >"$WORK/$1.st" && mv -f "$WORK/$1.st" "$ws_dst"
 }

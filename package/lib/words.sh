@@ -9,7 +9,7 @@
 # reserved NAME: NAME is one of conf.d's reserved names: never a source, never a status of its own.
 reserved() {
 	case $1 in
-	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt] | [Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt] | [Ss][Tt][Aa][Tt][Uu][Ss].[Hh][Tt][Mm][Ll]) return 0 ;;
+	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt].[Tt][Xx][Tt] | [Ss][Aa][Ff][Ee]-[Mm][Oo][Dd][Ee] | [Dd][Oo][Cc][Tt][Oo][Rr].[Tt][Xx][Tt] | [Ss][Tt][Aa][Tt][Uu][Ss].[Hh][Tt][Mm][Ll]) return 0 ;;
 	esac
 	return 1
 }
@@ -17,7 +17,7 @@ reserved() {
 # is_disable NAME: NAME is the owner's off switch.
 is_disable() {
 	case $1 in
-	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt]) return 0 ;;
+	[Dd][Ii][Ss][Aa][Bb][Ll][Ee] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt] | [Dd][Ii][Ss][Aa][Bb][Ll][Ee].[Tt][Xx][Tt].[Tt][Xx][Tt]) return 0 ;;
 	esac
 	return 1
 }
@@ -34,6 +34,14 @@ is_safe_mode() {
 dropping() {
 	case $1 in
 	[Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Ee][Hh][Tt][Hh][Uu][Mm][Bb][Ss].[Dd][Bb] | [Dd][Ee][Ss][Kk][Tt][Oo][Pp].[Ii][Nn][Ii]) return 0 ;;
+	esac
+	return 1
+}
+
+# backup NAME: NAME is one of the owner's backups (smb.conf.bak), also with the ".txt" Notepad adds.
+backup() {
+	case $1 in
+	?*.[Bb][Aa][Kk] | ?*.[Bb][Aa][Kk].[Tt][Xx][Tt] | ?*.[Oo][Ll][Dd] | ?*.[Oo][Ll][Dd].[Tt][Xx][Tt] | ?*.[Oo][Rr][Ii][Gg] | ?*.[Oo][Rr][Ii][Gg].[Tt][Xx][Tt]) return 0 ;;
 	esac
 	return 1
 }

@@ -4,14 +4,19 @@
 // the process the health check looks for, so /proc/PID/comm and stat
 // show that name.
 //
-//	fakedaemon PORT PIDFILE   listen; write the pid to PIDFILE
-//	fakedaemon stop PIDFILE   TERM the pid in PIDFILE, wait until it is gone
+//	fakedaemon PORT PIDFILE [sessions]   listen; write the pid to PIDFILE
+//	fakedaemon stop PIDFILE              TERM the pid in PIDFILE, wait until it is gone
+//
+// With sessions it serves as Samba 3's smbd does: each connection gets a
+// process of its own (the same name, without the listening socket) that
+// lives until its client disconnects, however the master ends.
 package main
 
 import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -20,14 +25,19 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: fakedaemon PORT PIDFILE | fakedaemon stop PIDFILE")
+	if len(os.Args) == 2 && os.Args[1] == "session" {
+		session()
+		return
+	}
+	if len(os.Args) != 3 && (len(os.Args) != 4 || os.Args[3] != "sessions") {
+		fmt.Fprintln(os.Stderr, "usage: fakedaemon PORT PIDFILE [sessions] | fakedaemon stop PIDFILE")
 		os.Exit(2)
 	}
 	if os.Args[1] == "stop" {
 		stop(os.Args[2])
 		return
 	}
+	sessions := len(os.Args) == 4
 	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -43,6 +53,9 @@ func main() {
 			if err != nil {
 				return
 			}
+			if sessions {
+				fork(c)
+			}
 			c.Close()
 		}
 	}()
@@ -50,6 +63,41 @@ func main() {
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	<-sig
 	l.Close()
+}
+
+// fork hands the connection to a session process: this program again,
+// through the same link (so /proc shows the same name), with the
+// connection as fd 3 and without the listening socket (Go opens it
+// close-on-exec, as Samba 3's child closes it).
+func fork(c net.Conn) {
+	f, err := c.(*net.TCPConn).File()
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], "session")
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		go cmd.Wait()
+	}
+}
+
+// session serves one client on fd 3 until it disconnects (at most ten
+// minutes: a test that forgets its client leaves no process behind).
+func session() {
+	c := os.NewFile(3, "session")
+	c.Write([]byte("+")) // the client knows its session runs
+	go func() {
+		time.Sleep(10 * time.Minute)
+		os.Exit(0)
+	}()
+	buf := make([]byte, 512)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+	}
 }
 
 func stop(pidFile string) {
