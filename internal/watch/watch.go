@@ -41,6 +41,8 @@ type Watcher struct {
 	fsw    *fsnotify.Watcher
 	drifts map[string][]time.Time
 	reload bool // userscript.toml changed since the last apply
+	// writingSince is when an apply first waited for a copy in progress.
+	writingSince time.Time
 }
 
 // Run applies once (which first undoes a transaction a crash
@@ -236,6 +238,9 @@ func (w *Watcher) apply(ctx context.Context) bool {
 	if _, err := w.Engine.Sys.Lstat(w.confDir()); err != nil {
 		w.Log.Warn("conf.d is not there; waiting for it", "dir", w.confDir())
 		return true
+	}
+	if w.waitForCopies() {
+		return false // owed: tried again shortly
 	}
 	if w.reload && w.Reload != nil {
 		w.reload = false

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -40,6 +39,28 @@ type nas struct {
 	lock func(ctx context.Context) (func(), error)
 	// reload, when set, is the watcher's Reload.
 	reload func() error
+	// logs holds what the watcher logged.
+	logs lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer the watcher's goroutine writes and a
+// test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
 }
 
 func newNAS(t *testing.T) *nas {
@@ -64,7 +85,7 @@ func newNAS(t *testing.T) *nas {
 func (n *nas) start(q Quiet) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan error, 1)
-	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Lock: n.lock, Reload: n.reload,
+	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(&n.logs, nil)), Lock: n.lock, Reload: n.reload,
 		Applied: func(res *overlay.Result, err error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
@@ -439,4 +460,33 @@ func TestSettingsReloaded(t *testing.T) {
 	if reloads.Load() == 0 {
 		t.Error("userscript.toml was not read again")
 	}
+}
+
+// Issue 21, defect 9: a copy still in progress is not applied. smbd keeps
+// a file open for writing for the whole copy, and over Wi-Fi a piece may
+// come after the quiet time; the daemon applies no source some process
+// has open for writing (it looks in /proc/*/fd), and applies the whole
+// file once it is closed.
+func TestOpenForWritingWaits(t *testing.T) {
+	n := newNAS(t)
+	if err := os.Symlink("/proc", filepath.Join(n.root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	n.start(Quiet{Min: 50 * time.Millisecond, Max: time.Second})
+	f, err := os.OpenFile(n.conf("a.conf"), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("half")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(n.logs.String(), "open for writing"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not wait for the copy:\n%s", n.logs.String())
+		}
+	}
+	if got := n.live(); got != "rom\n" {
+		t.Errorf("a file still open for writing went live: %q", got)
+	}
+	f.WriteString(" and the rest\n")
+	f.Close()
+	n.waitLive("half and the rest\n")
 }
