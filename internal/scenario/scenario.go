@@ -162,7 +162,7 @@ type World struct {
 	sc      *Scenario
 	stamps  map[string]os.FileInfo
 	pidFile string
-	mounts  []string // what fulldisk mounted
+	mounts  []string   // what fulldisk mounted
 	clients []net.Conn // the sessions `connect` opened
 }
 
