@@ -68,6 +68,8 @@ func lifecycle(t *testing.T, d *firmsim.DSM, spk, next string) {
 	}
 	waitLive(t, d, want)
 	sambaRestarted(t, d)
+	checkedByTestparm(t, d)
+	exportsReloaded(t, d)
 
 	// A reboot: DSM's smb.conf comes back from its settings, and
 	// userscript puts the owner's back.
@@ -153,6 +155,42 @@ func sambaRestarted(t *testing.T, d *firmsim.DSM) {
 	}
 	if slices.Contains(d.Calls(), nfs) {
 		t.Errorf("calls %q: NFS restarted for an smb.conf edit", d.Calls())
+	}
+}
+
+// checkedByTestparm proves the owner's smb.conf was checked by the
+// testparm of this DSM (DSM 7: SMBService's), not applied unchecked.
+func checkedByTestparm(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	status, err := os.ReadFile(filepath.Join(d.App(), "conf.d", "smb.conf.status"))
+	if err != nil || !strings.Contains(string(status), "validated: testparm -s") {
+		t.Errorf("smb.conf.status (%v) does not say testparm checked it:\n%s", err, status)
+	}
+}
+
+// exportsReloaded proves an exports edit goes live and NFS is reloaded
+// the way this DSM does it (DSM 6, 7: exportfs -ra, no restart that
+// drops the clients' state) and Samba is left alone.
+func exportsReloaded(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	samba, nfs := firmsim.DSMRestarts(d.Major)
+	d.ClearCalls()
+	exports := "/" + firmsim.DSMVolume + "/public 192.168.1.0/24(rw,async,no_subtree_check)\n"
+	writeFile(t, filepath.Join(d.App(), "conf.d", "exports"), exports)
+	if !eventually(dsmWait, func() bool { got, _ := d.Live(firmsim.Exports); return got == exports }) {
+		got, _ := d.Live(firmsim.Exports)
+		t.Fatalf("live /%s: %q, want %q", firmsim.Exports, got, exports)
+	}
+	if !eventually(dsmWait, func() bool { return slices.Contains(d.Calls(), nfs) }) {
+		t.Fatalf("calls %q, want %q", d.Calls(), nfs)
+	}
+	if slices.Contains(d.Calls(), samba) {
+		t.Errorf("calls %q: Samba restarted for an exports edit", d.Calls())
+	}
+	os.Remove(filepath.Join(d.App(), "conf.d", "exports"))
+	if !eventually(dsmWait, func() bool { got, _ := d.Live(firmsim.Exports); return got == "" }) {
+		got, _ := d.Live(firmsim.Exports)
+		t.Fatalf("exports removed from conf.d, live /%s still %q", firmsim.Exports, got)
 	}
 }
 
