@@ -246,6 +246,12 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		r.Todo = fmt.Sprintf("fix conf.d/%s and save it again; %s was not changed", sourceToFix(it), it.Target.Path)
 		e.logger().Warn("validation refused", "target", it.Target.Name, "tool", v.Tool, "reason", v.Reason)
 		return false
+	case v.NotFound && it.Target.Checked:
+		r.Word = status.Refused
+		r.Reason = fmt.Sprintf("%s is not on this device (looked in %s and PATH), so the file was not applied unchecked", kind, strings.Join(e.Profile.Tools[kind], ", "))
+		r.Todo = fmt.Sprintf("install the firmware's %s, or set validator = \"none\" under [targets.%q] in userscript.toml to apply %s unchecked; %s was not changed", kind, it.Target.Name, it.Target.Name, it.Target.Path)
+		e.logger().Warn("validation refused", "target", it.Target.Name, "reason", r.Reason)
+		return false
 	case !v.Validated:
 		r.Word, r.Reason = status.NotValidated, v.Reason
 	default:

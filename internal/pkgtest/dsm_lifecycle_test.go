@@ -162,8 +162,10 @@ func sambaRestarted(t *testing.T, d *firmsim.DSM) {
 // testparm of this DSM (DSM 7: SMBService's), not applied unchecked.
 func checkedByTestparm(t *testing.T, d *firmsim.DSM) {
 	t.Helper()
-	status, err := os.ReadFile(filepath.Join(d.App(), "conf.d", "smb.conf.status"))
-	if err != nil || !strings.Contains(string(status), "validated: testparm -s") {
+	p := filepath.Join(d.App(), "conf.d", "smb.conf.status")
+	ok := func() bool { b, _ := os.ReadFile(p); return strings.Contains(string(b), "validated: testparm -s") }
+	if !eventually(dsmWait, ok) {
+		status, err := os.ReadFile(p)
 		t.Errorf("smb.conf.status (%v) does not say testparm checked it:\n%s", err, status)
 	}
 }

@@ -20,15 +20,41 @@ validate() {
 }
 
 not_found() { # NAME TOOL
+	case ,$TFLAGS, in *,checked,*)
+		lines "$TOOLS" "$2"
+		subst "${LINES%"$NL"}" "$NL" ", "
+		refuse "$1" "$FIRST" "$2 is not on this device (looked in $SUB and PATH), so the file was not applied unchecked" \
+			"install the firmware's $2, or set validator = \"none\" under [targets.\"$1\"] in userscript.toml to apply $1 unchecked; the live file was not changed"
+		return 1
+		;;
+	esac
 	fset "$1" status "$W_NOT_VALIDATED"
 	fset "$1" reason "not validated: $2 not found"
 	log INFO "not validated" target="$1" reason="$2 not found"
 }
 
+# device_tool NAME sets TOOL to the first of the profile's places for
+# the validator NAME (lib/profile's tool lines) that holds it, else
+# looks it up on PATH.
+device_tool() {
+	lines "$TOOLS" "$1"
+	dt_rest=$LINES
+	while :; do
+		case $dt_rest in '') break ;; esac
+		dt_p=${dt_rest%%"$NL"*}
+		dt_rest=${dt_rest#*"$NL"}
+		if [ -f "$ROOT$dt_p" ] && [ -x "$ROOT$dt_p" ]; then
+			TOOL=$ROOT$dt_p
+			return 0
+		fi
+	done
+	find_tool "$1"
+}
+
 validate_testparm() {
-	find_tool testparm || {
+	device_tool testparm || {
 		not_found "$1" testparm
-		return 0
+		return
 	}
 	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -s "$2"
 	vt_rc=$?
@@ -104,9 +130,9 @@ testparm_warnings() {
 }
 
 validate_proftpd() {
-	find_tool proftpd || {
+	device_tool proftpd || {
 		not_found "$1" proftpd
-		return 0
+		return
 	}
 	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -t -c "$2"
 	vp_rc=$?
