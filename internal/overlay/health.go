@@ -49,6 +49,19 @@ func (e *Engine) restart(ctx context.Context, name string) system.Exec {
 	return x
 }
 
+// RestartCommand is the command a restart of service name runs first:
+// the first of its commands whose program is on the device (its restart
+// command when none is). `userscript doctor` names it.
+func (e *Engine) RestartCommand(name string) []string {
+	svc := e.Profile.Services[name]
+	for _, argv := range svc.Commands() {
+		if e.onDevice(argv[0]) {
+			return argv
+		}
+	}
+	return svc.Restart
+}
+
 // onDevice is false for an absolute program the device does not have.
 func (e *Engine) onDevice(program string) bool {
 	if !filepath.IsAbs(program) {

@@ -87,6 +87,7 @@ func lifecycle(t *testing.T, d *firmsim.DSM, spk, next string) {
 		t.Fatalf("after the reboot: status %d %q, want 0 (running)", code, out)
 	}
 	checkDSMVersionShown(t, d)
+	doctorNamesRestart(t, d)
 
 	upgradeAndCheck(t, d, next, want, owner)
 	uninstallAndCheck(t, d, stock)
@@ -193,6 +194,24 @@ func exportsReloaded(t *testing.T, d *firmsim.DSM) {
 	if !eventually(dsmWait, func() bool { got, _ := d.Live(firmsim.Exports); return got == "" }) {
 		got, _ := d.Live(firmsim.Exports)
 		t.Fatalf("exports removed from conf.d, live /%s still %q", firmsim.Exports, got)
+	}
+}
+
+// doctorNamesRestart proves init doctor's DOCTOR.txt says which of the
+// DSM's ways to restart Samba it found on the device and uses.
+func doctorNamesRestart(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	want := map[int]string{
+		5: "/usr/syno/etc.defaults/rc.d/S80samba.sh restart",
+		6: "/usr/syno/etc/rc.sysv/S80samba.sh restart",
+		7: "/usr/bin/systemctl restart pkg-synosamba-smbd.service pkg-synosamba-nmbd.service",
+	}[d.Major]
+	if out, err := d.RunTask("/bin/sh", filepath.Join(d.App(), "init"), "doctor"); err != nil {
+		t.Fatalf("init doctor: %v\n%s", err, out)
+	}
+	doc, err := os.ReadFile(filepath.Join(d.App(), "conf.d", "DOCTOR.txt"))
+	if err != nil || !strings.Contains(string(doc), "restarted with "+want+"\r\n") {
+		t.Errorf("DOCTOR.txt (%v) does not say Samba is restarted with %q:\n%s", err, want, doc)
 	}
 }
 

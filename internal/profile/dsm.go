@@ -200,8 +200,10 @@ func dsmFor(v DSMVersion) *Profile {
 }
 
 // withShareConf adds DSM 6 and 7's smb.share.conf, the shares DSM
-// writes from its share database, as a target of its own.
+// writes from its share database, as a target of its own; smb.conf is
+// for [global] there.
 func withShareConf(p *Profile) *Profile {
+	p.Targets[0].GlobalOnly = true
 	p.Targets = append(p.Targets, Target{Name: "smb.share.conf", Path: "/etc/samba/smb.share.conf", Validator: ValidateNone, Service: "samba"})
 	return p
 }

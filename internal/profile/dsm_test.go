@@ -102,7 +102,7 @@ tool testparm /usr/bin/testparm
 `},
 		{"majorversion=\"6\"\nminorversion=\"2\"\nbuildnumber=\"25556\"\n", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked 0644
+target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked,globalonly 0644
 target smb.share.conf /etc/samba/smb.share.conf - samba - 0644
 service nfs 60 /usr/sbin/exportfs -ra
 fallback nfs /usr/syno/etc/rc.sysv/S83nfsd.sh restart
@@ -120,7 +120,7 @@ tool testparm /usr/bin/testparm
 `},
 		{"majorversion=\"7\"\nminorversion=\"2\"\nbuildnumber=\"64570\"\n", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked 0644
+target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked,globalonly 0644
 target smb.share.conf /etc/samba/smb.share.conf - samba - 0644
 service nfs 60 /usr/sbin/exportfs -ra
 fallback nfs /usr/bin/systemctl restart nfs-server.service

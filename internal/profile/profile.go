@@ -38,6 +38,10 @@ type Target struct {
 	// means the profile looked in the wrong place, not that the owner
 	// chose to go unchecked.
 	Checked bool
+	// GlobalOnly: the firmware keeps the shares in a file of its own
+	// (DSM 6 and 7: smb.share.conf), so a share section in this target
+	// collides with them; its status gets a note naming them.
+	GlobalOnly bool
 }
 
 // FileMode is the mode a new file at the target gets.
@@ -240,6 +244,9 @@ func (p *Profile) WriteShell(w io.Writer) error {
 		}
 		if t.Checked {
 			fl = append(fl, "checked")
+		}
+		if t.GlobalOnly {
+			fl = append(fl, "globalonly")
 		}
 		flags := none(strings.Join(fl, ","))
 		fmt.Fprintf(&b, "target %s %s %s %s %s %04o\n", t.Name, t.Path, none(t.Validator), none(t.Service), flags, t.FileMode().Perm())

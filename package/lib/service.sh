@@ -49,6 +49,26 @@ restart_svc() {
 	set +f
 }
 
+# restart_cmd SERVICE sets RC_CMD to the command its restart runs first:
+# the first of its commands whose program is on the device (its restart
+# command when none is). DOCTOR.txt names it.
+restart_cmd() {
+	profile_service "$1" || return 1
+	lines "$FDEF" "$1"
+	rc_all=$SARGV$NL$LINES
+	while :; do
+		case $rc_all in '') break ;; esac
+		RC_CMD=${rc_all%%"$NL"*}
+		rc_all=${rc_all#*"$NL"}
+		case $RC_CMD in
+		'') ;;
+		/*) [ -f "$ROOT${RC_CMD%% *}" ] && return 0 ;;
+		*) return 0 ;;
+		esac
+	done
+	RC_CMD=$SARGV
+}
+
 # restart_run SERVICE ARGV... runs one restart command of SERVICE.
 restart_run() {
 	rs_svc=$1

@@ -8,6 +8,7 @@
 
 # validate NAME FILE sets the status fields; it fails when FILE is refused.
 validate() {
+	case ,$TFLAGS, in *,globalonly,*) share_note "$1" "$2" ;; esac
 	case $TVAL in
 	testparm) validate_testparm "$1" "$2" ;;
 	proftpd) validate_proftpd "$1" "$2" ;;
@@ -17,6 +18,14 @@ validate() {
 		fset "$1" reason "not validated: the profile names no validator for $1"
 		;;
 	esac
+}
+
+# share_note NAME FILE notes the share sections of a `globalonly`
+# target (DSM 6 and 7 keep the shares in smb.share.conf).
+share_note() {
+	sn_s=$(grep '^[[:space:]]*\[' "$2" | grep -v '^[[:space:]]*\[[Gg][Ll][Oo][Bb][Aa][Ll]\]' | head -n 3 | tr -d ' \t\r' | tr '\n' ' ')
+	case $sn_s in '') return 0 ;; esac
+	fset "$1" note "$1 has share sections (${sn_s% }): this device keeps its shares in smb.share.conf, which the firmware writes from its shared-folder settings, and a share here collides with its share of the same name; keep [global] here and put share settings into conf.d/smb.share.conf (docs/DSM.md)"
 }
 
 not_found() { # NAME TOOL
