@@ -108,3 +108,34 @@ func TestDSMShareConf(t *testing.T) {
 		t.Fatalf("after a reboot, live smb.share.conf:\n%s\nwant the owner's again:\n%s", got, shares)
 	}
 }
+
+// TestDSM6ARMv5 proves the DSM 6 package serves an ARMv5 DiskStation
+// (88f6281, DSM 6.2 on Linux 2.6.32, older than the 3.2 Go needs): the
+// install puts no Go engine in the share, the sh engine applies the
+// owner's smb.conf with DSM 6's paths and restarts Samba with DSM 6's
+// rc script.
+func TestDSM6ARMv5(t *testing.T) {
+	spk := dist(t, "dsm6")
+	d := newDSM(t, "6.2-25556")
+	d.Platform = "88f6281"
+	app := d.App()
+	logOnFail(t, filepath.Join(app, "state"))
+	writeFile(t, filepath.Join(d.Root, "proc", "sys", "kernel", "osrelease"), "2.6.32.12\n")
+	if err := d.Boot(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Install(spk); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(app, "bin", "userscript")); err == nil {
+		t.Error("the install put the Go engine on a 2.6.32 kernel")
+	}
+	d.ClearCalls()
+	writeFile(t, filepath.Join(app, "conf.d", "smb.conf"), userSmbConf)
+	waitLive(t, d, strings.ReplaceAll(userSmbConf, "\r\n", "\n"))
+	sambaRestarted(t, d)
+	checkedByTestparm(t, d)
+	if len(pollers(app)) == 0 {
+		t.Errorf("no sh engine poller runs")
+	}
+}
