@@ -100,6 +100,22 @@ func TestDSMShareConf(t *testing.T) {
 		got, _ := d.Live(firmsim.DSMShareConf)
 		t.Fatalf("after a share edit in Control Panel, live smb.share.conf:\n%s\nwant the owner's again:\n%s", got, shares)
 	}
+	// DSM's new file, with the new share, is kept for the owner to take
+	// over.
+	kept := func() bool {
+		for _, dir := range []string{".firmware", ".captured"} {
+			m, _ := filepath.Glob(filepath.Join(app, "conf.d", dir, "smb.share.conf*"))
+			for _, f := range m {
+				if b, _ := os.ReadFile(f); strings.Contains(string(b), "[media]") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !eventually(dsmWait, kept) {
+		t.Errorf("DSM's new smb.share.conf (with [media]) is kept nowhere in conf.d/.firmware or .captured")
+	}
 	if err := d.Reboot(); err != nil {
 		t.Fatal(err)
 	}
