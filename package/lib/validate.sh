@@ -31,8 +31,14 @@ share_note() {
 not_found() { # NAME TOOL
 	case ,$TFLAGS, in *,checked,*)
 		lines "$TOOLS" "$2"
-		subst "${LINES%"$NL"}" "$NL" ", "
-		refuse "$1" "$FIRST" "$2 is not on this device (looked in $SUB and PATH), so the file was not applied unchecked" \
+		nf_at=
+		nf_r=$LINES
+		while :; do
+			case $nf_r in '') break ;; esac
+			nf_at="$nf_at${nf_r%%"$NL"*}, "
+			nf_r=${nf_r#*"$NL"}
+		done
+		refuse "$1" "$FIRST" "$2 is not on this device (looked in ${nf_at}PATH), so the file was not applied unchecked" \
 			"install the firmware's $2, or set validator = \"none\" under [targets.\"$1\"] in userscript.toml to apply $1 unchecked; the live file was not changed"
 		return 1
 		;;
