@@ -37,7 +37,7 @@ func TestShRestartFallbacks(t *testing.T) {
 			"target smb.conf /system/hddapp/etc/samba/smb.conf testparm samba nonempty,checked 0644\n" +
 			"service samba 60 /nowhere/restart samba\n" +
 			"fallback samba /sbin/failing one\nfallback samba /opt/failing again\nfallback samba /sbin/works two\nfallback samba /sbin/works never\n" +
-			"health samba 3 - -\n"
+			"health samba 0 - -\n"
 		profPath := filepath.Join(w.App, "lib", "profile")
 		if err := os.WriteFile(profPath, []byte(prof), 0o644); err != nil {
 			t.Fatal(err)
