@@ -8,7 +8,8 @@
 #   package.tgz          unpacked by Package Center into SYNOPKG_PKGDEST:
 #                          app/       the app dir's engine files (copied into
 #                                     the shared folder userscript at install)
-#                          engines/   userscript-amd64, userscript-arm64 (DSM 6, 7)
+#                          engines/   userscript-amd64, -arm64, -arm (ARMv5, runs
+#                                     on ARMv7 too), -386 (DSM 6, 7)
 #   scripts/             installer + one two-line script per lifecycle step
 #   conf/                privilege and resource (DSM 7 only)
 #   PACKAGE_ICON.PNG     72×72 (64×64 for DSM 7), PACKAGE_ICON_256.PNG
@@ -83,7 +84,7 @@ make_spk() {
 	# userscript.toml is made from it at install and never overwritten.
 	for ms_arch in $GOARCHES; do
 		mkdir -p "$ms_pkg/engines"
-		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch "$GO" build -tags noclients \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$ms_arch GOARM=5 "$GO" build -tags noclients \
 			-trimpath -buildvcs=false \
 			-ldflags "-s -w -buildid= -X main.version=$VERSION" \
 			-o "$ms_pkg/engines/userscript-$ms_arch" ./cmd/userscript

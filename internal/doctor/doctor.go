@@ -69,7 +69,7 @@ func Check(ctx context.Context, eng *overlay.Engine, info Info) *Report {
 	r.targets(eng)
 	for _, name := range serviceNames(eng.Profile) {
 		word, how := eng.ServiceHealth(ctx, name)
-		r.Services = append(r.Services, fmt.Sprintf("%s: %s: %s", name, word, how))
+		r.Services = append(r.Services, fmt.Sprintf("%s: %s: %s; restarted with %s", name, word, how, strings.Join(eng.RestartCommand(name), " ")))
 	}
 	r.disk(eng)
 	r.Share = shareOf(eng)

@@ -2,8 +2,12 @@ package firmsim
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Paths of a Synology DiskStation, relative to the root.
@@ -26,25 +30,74 @@ func DSMSmbConf(major int) string {
 	return "usr/syno/etc/smb.conf"
 }
 
+// DSM 6 and 7 keep the shares apart from smb.conf: synocheckshare writes
+// them from DSM's share database to smb.share.conf at every boot and on
+// every share edit, and DSM's Samba loads that file by itself. The
+// simulation's share database is a plain list, one "NAME PATH" a line.
+const (
+	DSMShareConf    = "etc/samba/smb.share.conf"
+	DSMShareDB      = "usr/syno/etc/shares.firmsim"
+	dsmSmbDefaults  = "etc.defaults/samba/smb.conf"
+	dsmSMBServiceTP = "var/packages/SMBService/target/usr/bin/testparm"
+)
+
+// DSMTestparm is where DSM major keeps testparm: DSM 7 in its SMBService
+// package, earlier ones with Samba's other tools in /usr/bin.
+func DSMTestparm(major int) string {
+	if major >= 7 {
+		return dsmSMBServiceTP
+	}
+	return "usr/bin/testparm"
+}
+
 // DSMRestarts are the service commands of DSM major as its stubs log
-// them: what restarting Samba and NFS looks like in ROOT/restarts.log.
+// them: what restarting Samba and reloading NFS look like in
+// ROOT/restarts.log.
 func DSMRestarts(major int) (samba, nfs string) {
 	switch {
 	case major >= 7:
-		return "synosystemctl restart pkg-synosamba-smbd.service", "synosystemctl restart nfs-server.service"
+		return "systemctl restart pkg-synosamba-smbd.service pkg-synosamba-nmbd.service", "exportfs -ra"
 	case major == 6:
-		return "synoservice --restart smbd", "synoservice --reload nfsd"
+		return "S80samba.sh restart", "exportfs -ra"
 	}
 	return "S80samba.sh restart", "S83nfsd.sh restart"
 }
 
+// dsmRCDir is where DSM major keeps its rc scripts: /usr/syno/etc/rc.d
+// up to DSM 4, /usr/syno/etc.defaults/rc.d on DSM 5, and on DSM 6
+// /usr/syno/etc.defaults/rc.sysv, called as /usr/syno/etc/rc.sysv/...
+// (both are there). DSM 7 starts its services with systemd.
+func dsmRCDirs(major int) []string {
+	switch {
+	case major >= 7:
+		return nil
+	case major == 6:
+		return []string{"usr/syno/etc/rc.sysv", "usr/syno/etc.defaults/rc.sysv"}
+	case major == 5:
+		return []string{"usr/syno/etc.defaults/rc.d"}
+	}
+	return []string{"usr/syno/etc/rc.d"}
+}
+
+// dsmServices are the names DSM 6's synoservice knows (its
+// /usr/syno/etc.defaults/synoservice.d/*.cfg, the file-service ones);
+// it fails for any other. dsmUnits are DSM 7's systemd units of Samba
+// and NFS.
+var (
+	dsmServices = []string{"samba", "nmbd", "winbindd", "nfsd", "ftpd", "atalk", "sftp", "rsyncd"}
+	dsmUnits    = []string{"pkg-synosamba-smbd.service", "pkg-synosamba-nmbd.service", "nfs-server.service"}
+)
+
 // A DSM is a simulated Synology DiskStation: a NAS laid out like DSM
 // (the version in /etc.defaults/VERSION, smb.conf where that version
-// keeps it, its service commands as stubs that log their calls to
-// ROOT/restarts.log, synoshare), with Package Center (pkgcenter.go) and
-// Task Scheduler. Boot restores the ROM copy (as DSM rewrites smb.conf
-// from its own settings), gives the boot a new boot_id, starts the
-// services and then Package Center's packages.
+// keeps it, its service tools as stubs that log their calls to
+// ROOT/restarts.log and refuse names the real ones do not know,
+// synoshare, testparm where that version has it), with Package Center
+// (pkgcenter.go) and Task Scheduler. Boot restores the ROM copy (DSM 2-5
+// rewrite smb.conf from their own settings; DSM 6 and 7 only put
+// /etc.defaults' smb.conf back when the live one is empty, and write
+// smb.share.conf from the share database), gives the boot a new
+// boot_id, starts the services and then Package Center's packages.
 type DSM struct {
 	*NAS
 	Major, Minor, Build int
@@ -56,7 +109,8 @@ type DSM struct {
 
 // NewDSM lays out a DiskStation running DSM version ("7.2-64570") under
 // dir, with its ROM copy; its files are live and its first boot_id set,
-// but nothing is started until Boot.
+// but nothing is started until Boot. testparm is the host's, where DSM
+// keeps it; without one on the host there is none on the DiskStation.
 func NewDSM(dir, version string) (*DSM, error) {
 	v, err := ParseOSVersion(version)
 	if err != nil {
@@ -73,7 +127,7 @@ func NewDSM(dir, version string) (*DSM, error) {
 	default:
 		d.Platform = "ppc853x" // 32-bit PowerPC, the DS509+ era
 	}
-	if err := os.MkdirAll(n.Mnt, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(n.Mnt, "public"), 0o755); err != nil {
 		return nil, err
 	}
 	if err := d.layout(); err != nil {
@@ -82,7 +136,19 @@ func NewDSM(dir, version string) (*DSM, error) {
 	if n.Bin, n.Shell, err = Applets(filepath.Join(dir, "bin")); err != nil {
 		return nil, err
 	}
-	if err := n.Restore(); err != nil {
+	if err := d.restore(); err != nil {
+		return nil, err
+	}
+	if tp, err := exec.LookPath("testparm"); err == nil {
+		p := filepath.Join(d.Root, DSMTestparm(d.Major))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(tp, p); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.shareDB(nil); err != nil {
 		return nil, err
 	}
 	return d, d.newBootID()
@@ -91,34 +157,133 @@ func NewDSM(dir, version string) (*DSM, error) {
 // layout writes DSM's files into the ROM copy.
 func (d *DSM) layout() error {
 	version := fmt.Sprintf("majorversion=\"%d\"\nminorversion=\"%d\"\nbuildphase=\"GM\"\nbuildnumber=\"%d\"\n", d.Major, d.Minor, d.Build)
+	smbConf := DSMSmbConf(d.Major)
+	if d.Major >= 6 {
+		smbConf = dsmSmbDefaults
+	}
 	files := map[string]string{
-		DSMVersionFile:      version,
-		DSMSmbConf(d.Major): dsmSmbConf,
-		Exports:             "",
+		DSMVersionFile: version,
+		smbConf:        dsmSmbConf,
+		Exports:        "",
 	}
 	for rel, body := range files {
 		if err := d.SetROM(rel, body); err != nil {
 			return err
 		}
 	}
-	var stubs []string
+	for _, dir := range dsmRCDirs(d.Major) {
+		for _, s := range []string{"S80samba.sh", "S83nfsd.sh"} {
+			rel := filepath.Join(dir, s)
+			if err := d.SetROMExec(rel, d.logStub(s)); err != nil {
+				return err
+			}
+		}
+	}
+	if dirs := dsmRCDirs(d.Major); len(dirs) > 0 {
+		d.rc = []string{filepath.Join(dirs[0], "S80samba.sh"), filepath.Join(dirs[0], "S83nfsd.sh")}
+	}
+	stubs := map[string]string{}
 	switch {
 	case d.Major >= 7:
-		stubs = []string{"usr/syno/bin/synosystemctl"}
+		stubs["usr/bin/systemctl"] = d.knowing("systemctl", 5, "Unit $a not found.", dsmUnits)
+		stubs["usr/syno/bin/synopkg"] = d.logStub("synopkg")
+		stubs["usr/sbin/exportfs"] = d.logStub("exportfs")
 	case d.Major == 6:
-		stubs = []string{"usr/syno/sbin/synoservice"}
-	default:
-		stubs = []string{"usr/syno/etc/rc.d/S80samba.sh", "usr/syno/etc/rc.d/S83nfsd.sh"}
-		d.rc = stubs
+		stubs["usr/syno/sbin/synoservice"] = d.knowing("synoservice", 1, "service [$a] does not exist", dsmServices)
+		stubs["usr/sbin/exportfs"] = d.logStub("exportfs")
 	}
-	for _, rel := range stubs {
-		if err := d.SetROMExec(rel, d.logStub(filepath.Base(rel))); err != nil {
+	for rel, body := range stubs {
+		if err := d.SetROMExec(rel, body); err != nil {
 			return err
 		}
 	}
-	// synoshare --add NAME DESC PATH ...: logs the call, makes PATH.
-	share := d.logStub("synoshare") + "[ \"$1\" != --add ] || mkdir -p \"$4\"\n"
+	// synoshare --add NAME DESC PATH ...: logs the call, makes PATH and
+	// adds the share to the database (and, from DSM 6 on, to
+	// smb.share.conf, as synoshare does through synocheckshare).
+	share := d.logStub("synoshare") + "[ \"$1\" = --add ] || exit 0\nmkdir -p \"$4\"\n" +
+		"echo \"$2 $4\" >>" + shQuote(filepath.Join(d.Root, DSMShareDB)) + "\n"
+	if d.Major >= 6 {
+		share += "printf '[%s]\\n\\tpath=%s\\n' \"$2\" \"$4\" >>" + shQuote(filepath.Join(d.Root, DSMShareConf)) + "\n"
+	}
 	return d.SetROMExec("usr/syno/sbin/synoshare", share)
+}
+
+// knowing is a stub tool that logs its call and, like the real one,
+// fails with code and message for every argument after the verb that
+// is not one of names ($a in message is the name).
+func (d *DSM) knowing(tool string, code int, message string, names []string) string {
+	return d.logStub(tool) + "shift\nfor a in \"$@\"; do\n\tcase $a in\n\t" + strings.Join(names, " | ") +
+		") ;;\n\t*)\n\t\techo \"" + tool + ": " + message + "\" >&2\n\t\texit " + fmt.Sprint(code) + "\n\t\t;;\n\tesac\ndone\n"
+}
+
+// restore puts the ROM copy back as DSM's boot does, and from DSM 6 on
+// smb.conf from /etc.defaults when the live one is empty or missing (as
+// S80samba.sh does; DSM keeps smb.conf across boots otherwise).
+func (d *DSM) restore() error {
+	if err := d.Restore(); err != nil {
+		return err
+	}
+	if d.Major < 6 {
+		return nil
+	}
+	live := filepath.Join(d.Root, DSMSmbConf(d.Major))
+	if fi, err := os.Stat(live); err == nil && fi.Size() > 0 {
+		return nil
+	}
+	body, err := os.ReadFile(filepath.Join(d.ROM, dsmSmbDefaults))
+	if err != nil {
+		return err
+	}
+	return writeFile(live, string(body), 0o644)
+}
+
+// EditShare is an owner's edit in Control Panel > Shared Folder: share
+// name now at path (added when new). DSM 6 and 7 write smb.share.conf
+// from the share database again.
+func (d *DSM) EditShare(name, path string) error {
+	return d.shareDB(map[string]string{name: path})
+}
+
+// shareDB writes the share database with edits applied and, from DSM 6
+// on, smb.share.conf from it (synocheckshare).
+func (d *DSM) shareDB(edits map[string]string) error {
+	db := filepath.Join(d.Root, DSMShareDB)
+	body, err := os.ReadFile(db)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if os.IsNotExist(err) {
+		body = []byte("public /" + DSMVolume + "/public\n")
+	}
+	var out, conf strings.Builder
+	for line := range strings.SplitSeq(strings.TrimSpace(string(body)), "\n") {
+		name, path, _ := strings.Cut(line, " ")
+		if name == "" {
+			continue
+		}
+		if p, ok := edits[name]; ok {
+			path = p
+			delete(edits, name)
+		}
+		fmt.Fprintf(&out, "%s %s\n", name, path)
+	}
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
+		fmt.Fprintf(&out, "%s %s\n", name, edits[name])
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
+		name, path, _ := strings.Cut(line, " ")
+		if name == "" {
+			continue
+		}
+		fmt.Fprintf(&conf, "[%s]\n\tpath=%s\n\tbrowseable=yes\n\twritable=yes\n", name, path)
+	}
+	if err := writeFile(db, out.String(), 0o644); err != nil {
+		return err
+	}
+	if d.Major < 6 {
+		return nil
+	}
+	return writeFile(filepath.Join(d.Root, DSMShareConf), conf.String(), 0o644)
 }
 
 // dsmSmbConf stands in for the smb.conf DSM generates (not the real one:
@@ -147,8 +312,11 @@ func (d *DSM) newBootID() error {
 // Task Scheduler's boot-up tasks are not run: the test runs them
 // (RunTask) where it wants them.
 func (d *DSM) Boot() error {
-	if err := d.Restore(); err != nil {
+	if err := d.restore(); err != nil {
 		return fmt.Errorf("restore: %w", err)
+	}
+	if err := d.shareDB(nil); err != nil {
+		return err
 	}
 	if err := d.newBootID(); err != nil {
 		return err

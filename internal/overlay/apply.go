@@ -245,6 +245,9 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		e.logger().Info("exec", "argv", strings.Join(x.Argv, " "), "exit", x.ExitCode, "err", errString(x.Err))
 	}
 	r.Validated = v.Tool
+	if secs := shareSections(it); len(secs) > 0 {
+		r.Notes = append(r.Notes, shareNote(it.Target.Name, secs))
+	}
 	r.Warnings = append(r.Warnings, v.Warnings...)
 	r.Notes = append(r.Notes, v.Notes...)
 	switch {
@@ -253,6 +256,12 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 		r.Line = offendingLine(it, v.Reason)
 		r.Todo = fmt.Sprintf("fix conf.d/%s and save it again; %s was not changed", sourceToFix(it), it.Target.Path)
 		e.logger().Warn("validation refused", "target", it.Target.Name, "tool", v.Tool, "reason", v.Reason)
+		return false
+	case v.NotFound && it.Target.Checked:
+		r.Word = status.Refused
+		r.Reason = fmt.Sprintf("%s is not on this device (looked in %s and PATH), so the file was not applied unchecked", kind, strings.Join(e.Profile.Tools[kind], ", "))
+		r.Todo = fmt.Sprintf("install the firmware's %s, or set validator = \"none\" under [targets.%q] in userscript.toml to apply %s unchecked; %s was not changed", kind, it.Target.Name, it.Target.Name, it.Target.Path)
+		e.logger().Warn("validation refused", "target", it.Target.Name, "reason", r.Reason)
 		return false
 	case !v.Validated:
 		r.Word, r.Reason = status.NotValidated, v.Reason
@@ -326,4 +335,25 @@ func (e *Engine) targetNames() []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// shareSections are the section headers other than [global] of a
+// GlobalOnly target's candidate (at most three).
+func shareSections(it *Item) []string {
+	if !it.Target.GlobalOnly {
+		return nil
+	}
+	var secs []string
+	for line := range strings.SplitSeq(string(it.Want), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") && !strings.EqualFold(l, "[global]") && len(secs) < 3 {
+			secs = append(secs, l)
+		}
+	}
+	return secs
+}
+
+// shareNote says where a GlobalOnly target's share sections belong.
+func shareNote(name string, secs []string) string {
+	return fmt.Sprintf("%s has share sections (%s): this device keeps its shares in smb.share.conf, which the firmware writes from its shared-folder settings, and a share here collides with its share of the same name; keep [global] here and put share settings into conf.d/smb.share.conf (docs/DSM.md)", name, strings.Join(secs, " "))
 }

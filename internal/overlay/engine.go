@@ -76,6 +76,9 @@ func (e *Engine) logger() *slog.Logger {
 
 func (e *Engine) check(ctx context.Context, kind, path string) validate.Result {
 	opt := validate.Options{Strict: e.Strict, Timeout: e.ValidateTimeout, Sys: e.Sys}
+	for _, at := range e.Profile.Tools[kind] {
+		opt.Paths = append(opt.Paths, e.Sys.Root(at))
+	}
 	if e.Check != nil {
 		return e.Check(ctx, kind, path, opt)
 	}

@@ -19,14 +19,56 @@ import (
 // healthy or its timeout ends.
 const healthPoll = 250 * time.Millisecond
 
-// restart runs a service's restart command with its timeout. Its output
-// goes to state/out/SERVICE.log; a daemon it starts is never waited for
-// nor, when the script runs out of time, ended.
+// restart runs a service's restart command with its timeout, and its
+// fallbacks in order while the one before failed (not when it ran out
+// of time): a command whose absolute program is not on the device is
+// skipped, and so is one whose program has the name of one already run
+// (the same rc script in another folder). Its output goes to
+// state/out/SERVICE.log; a daemon it starts is never waited for nor,
+// when the script runs out of time, ended.
 func (e *Engine) restart(ctx context.Context, name string) system.Exec {
 	svc := e.Profile.Services[name]
-	x := e.Sys.Run(ctx, system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
-	e.logger().Info("exec", "service", name, "argv", strings.Join(svc.Restart, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
+	var x system.Exec
+	ran := map[string]bool{}
+	for _, argv := range svc.Commands() {
+		if ran[filepath.Base(argv[0])] || !e.onDevice(argv[0]) {
+			continue
+		}
+		ran[filepath.Base(argv[0])] = true
+		x = e.Sys.Run(ctx, system.Command{Argv: argv, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
+		e.logger().Info("exec", "service", name, "argv", strings.Join(argv, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
+		if x.OK() || x.TimedOut {
+			return x
+		}
+	}
+	if len(ran) == 0 {
+		// None is on the device: the restart command's own failure says so.
+		x = e.Sys.Run(ctx, system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
+		e.logger().Info("exec", "service", name, "argv", strings.Join(svc.Restart, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
+	}
 	return x
+}
+
+// RestartCommand is the command a restart of service name runs first:
+// the first of its commands whose program is on the device (its restart
+// command when none is). `userscript doctor` names it.
+func (e *Engine) RestartCommand(name string) []string {
+	svc := e.Profile.Services[name]
+	for _, argv := range svc.Commands() {
+		if e.onDevice(argv[0]) {
+			return argv
+		}
+	}
+	return svc.Restart
+}
+
+// onDevice is false for an absolute program the device does not have.
+func (e *Engine) onDevice(program string) bool {
+	if !filepath.IsAbs(program) {
+		return true
+	}
+	_, err := e.Sys.Lstat(e.Sys.Root(program))
+	return err == nil
 }
 
 func restartFailure(x system.Exec) string {

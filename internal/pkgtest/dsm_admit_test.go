@@ -23,7 +23,7 @@ func TestDSMRefusesWrongPackage(t *testing.T) {
 		{"dsm6", "5.2-5967", "needs DSM 6.0-7321 or later"},
 		{"dsm6", "7.2-64570", "DSM 7 installs only packages made for it"},
 		{"dsm7", "6.2-25556", "needs DSM 7.0-40000 or later"},
-		{"dsm7", "5.2-5967", `the package is for "x86_64 armv8"`},
+		{"dsm7", "5.2-5967", "install userscript-VERSION-dsm5.spk"}, // preinst: DSM 5 reads no os_min_ver
 	}
 	for _, tt := range tests {
 		t.Run(tt.target+"@"+tt.dsm, func(t *testing.T) {

@@ -68,6 +68,8 @@ func lifecycle(t *testing.T, d *firmsim.DSM, spk, next string) {
 	}
 	waitLive(t, d, want)
 	sambaRestarted(t, d)
+	checkedByTestparm(t, d)
+	exportsReloaded(t, d)
 
 	// A reboot: DSM's smb.conf comes back from its settings, and
 	// userscript puts the owner's back.
@@ -85,6 +87,7 @@ func lifecycle(t *testing.T, d *firmsim.DSM, spk, next string) {
 		t.Fatalf("after the reboot: status %d %q, want 0 (running)", code, out)
 	}
 	checkDSMVersionShown(t, d)
+	doctorNamesRestart(t, d)
 
 	upgradeAndCheck(t, d, next, want, owner)
 	uninstallAndCheck(t, d, stock)
@@ -153,6 +156,62 @@ func sambaRestarted(t *testing.T, d *firmsim.DSM) {
 	}
 	if slices.Contains(d.Calls(), nfs) {
 		t.Errorf("calls %q: NFS restarted for an smb.conf edit", d.Calls())
+	}
+}
+
+// checkedByTestparm proves the owner's smb.conf was checked by the
+// testparm of this DSM (DSM 7: SMBService's), not applied unchecked.
+func checkedByTestparm(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	p := filepath.Join(d.App(), "conf.d", "smb.conf.status")
+	ok := func() bool { b, _ := os.ReadFile(p); return strings.Contains(string(b), "validated: testparm -s") }
+	if !eventually(dsmWait, ok) {
+		status, err := os.ReadFile(p)
+		t.Errorf("smb.conf.status (%v) does not say testparm checked it:\n%s", err, status)
+	}
+}
+
+// exportsReloaded proves an exports edit goes live and NFS is reloaded
+// the way this DSM does it (DSM 6, 7: exportfs -ra, no restart that
+// drops the clients' state) and Samba is left alone.
+func exportsReloaded(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	samba, nfs := firmsim.DSMRestarts(d.Major)
+	d.ClearCalls()
+	exports := "/" + firmsim.DSMVolume + "/public 192.168.1.0/24(rw,async,no_subtree_check)\n"
+	writeFile(t, filepath.Join(d.App(), "conf.d", "exports"), exports)
+	if !eventually(dsmWait, func() bool { got, _ := d.Live(firmsim.Exports); return got == exports }) {
+		got, _ := d.Live(firmsim.Exports)
+		t.Fatalf("live /%s: %q, want %q", firmsim.Exports, got, exports)
+	}
+	if !eventually(dsmWait, func() bool { return slices.Contains(d.Calls(), nfs) }) {
+		t.Fatalf("calls %q, want %q", d.Calls(), nfs)
+	}
+	if slices.Contains(d.Calls(), samba) {
+		t.Errorf("calls %q: Samba restarted for an exports edit", d.Calls())
+	}
+	os.Remove(filepath.Join(d.App(), "conf.d", "exports"))
+	if !eventually(dsmWait, func() bool { got, _ := d.Live(firmsim.Exports); return got == "" }) {
+		got, _ := d.Live(firmsim.Exports)
+		t.Fatalf("exports removed from conf.d, live /%s still %q", firmsim.Exports, got)
+	}
+}
+
+// doctorNamesRestart proves init doctor's DOCTOR.txt says which of the
+// DSM's ways to restart Samba it found on the device and uses.
+func doctorNamesRestart(t *testing.T, d *firmsim.DSM) {
+	t.Helper()
+	want := map[int]string{
+		5: "/usr/syno/etc.defaults/rc.d/S80samba.sh restart",
+		6: "/usr/syno/etc/rc.sysv/S80samba.sh restart",
+		7: "/usr/bin/systemctl restart pkg-synosamba-smbd.service pkg-synosamba-nmbd.service",
+	}[d.Major]
+	if out, err := d.RunTask("/bin/sh", filepath.Join(d.App(), "init"), "doctor"); err != nil {
+		t.Fatalf("init doctor: %v\n%s", err, out)
+	}
+	doc, err := os.ReadFile(filepath.Join(d.App(), "conf.d", "DOCTOR.txt"))
+	if err != nil || !strings.Contains(string(doc), "restarted with "+want+"\r\n") {
+		t.Errorf("DOCTOR.txt (%v) does not say Samba is restarted with %q:\n%s", err, want, doc)
 	}
 }
 

@@ -30,9 +30,16 @@ var dsmTargets = map[string]struct {
 	elfMachs []elf.Machine
 }{
 	"dsm5": {5, 72, nil, "/usr/syno/etc/smb.conf", nil},
-	"dsm6": {6, 72, []string{"amd64", "arm64"}, "/etc/samba/smb.conf", []elf.Machine{elf.EM_X86_64, elf.EM_AARCH64}},
-	"dsm7": {7, 64, []string{"amd64", "arm64"}, "/etc/samba/smb.conf", []elf.Machine{elf.EM_X86_64, elf.EM_AARCH64}},
+	"dsm6": {6, 72, dsmEngines, "/etc/samba/smb.conf", dsmMachines},
+	"dsm7": {7, 64, dsmEngines, "/etc/samba/smb.conf", dsmMachines},
 }
+
+// The Go engines of the DSM 6 and 7 packages: x86-64, ARMv8, 32-bit ARM
+// (ARMv5 and ARMv7 boxes) and i686.
+var (
+	dsmEngines  = []string{"amd64", "arm64", "arm", "386"}
+	dsmMachines = []elf.Machine{elf.EM_X86_64, elf.EM_AARCH64, elf.EM_ARM, elf.EM_386}
+)
 
 var dsmScripts = []string{"preinst", "postinst", "preuninst", "postuninst", "preupgrade", "postupgrade", "start-stop-status"}
 

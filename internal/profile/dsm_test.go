@@ -61,7 +61,10 @@ func dsmRoot(t *testing.T, version string) system.System {
 // TestDSMProfileFollowsVersion proves the dsm profile takes its paths and
 // restart commands from the device's /etc.defaults/VERSION, exactly as the
 // sh engine gets them rendered: DSM 2-5 without the file (a PC, or the
-// sh package's build), DSM 6 and DSM 7 by majorversion.
+// sh package's build), DSM 6 and DSM 7 by majorversion. The facts are the
+// public ones docs/DSM.md cites: DSM 6's Samba is synoservice's samba
+// (never smbd) and its rc scripts are in rc.sysv, NFS is reloaded with
+// exportfs -ra on DSM 6 and 7, DSM 7's testparm is SMBService's.
 func TestDSMProfileFollowsVersion(t *testing.T) {
 	tests := []struct {
 		version string
@@ -69,35 +72,64 @@ func TestDSMProfileFollowsVersion(t *testing.T) {
 	}{
 		{"", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /usr/syno/etc/smb.conf testparm samba nonempty 0644
-service nfs 60 /usr/syno/etc/rc.d/S83nfsd.sh restart
+target smb.conf /usr/syno/etc/smb.conf testparm samba nonempty,checked 0644
+service nfs 60 /usr/syno/etc/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.d/S83nfsd.sh restart
+fallback nfs /usr/syno/etc/rc.d/S83nfsd.sh restart
 health nfs 3 - 2049
-service samba 60 /usr/syno/etc/rc.d/S80samba.sh restart
+service samba 60 /usr/syno/etc/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.d/S80samba.sh restart
+fallback samba /usr/syno/etc/rc.d/S80samba.sh restart
 health samba 3 smbd 445,139
+tool testparm /usr/bin/testparm
 `},
 		{"majorversion=\"5\"\nminorversion=\"2\"\nbuildnumber=\"5967\"\n", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /usr/syno/etc/smb.conf testparm samba nonempty 0644
-service nfs 60 /usr/syno/etc/rc.d/S83nfsd.sh restart
+target smb.conf /usr/syno/etc/smb.conf testparm samba nonempty,checked 0644
+service nfs 60 /usr/syno/etc/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.d/S83nfsd.sh restart
+fallback nfs /usr/syno/etc/rc.d/S83nfsd.sh restart
 health nfs 3 - 2049
-service samba 60 /usr/syno/etc/rc.d/S80samba.sh restart
+service samba 60 /usr/syno/etc/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.d/S80samba.sh restart
+fallback samba /usr/syno/etc/rc.d/S80samba.sh restart
 health samba 3 smbd 445,139
+tool testparm /usr/bin/testparm
 `},
 		{"majorversion=\"6\"\nminorversion=\"2\"\nbuildnumber=\"25556\"\n", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /etc/samba/smb.conf testparm samba nonempty 0644
-service nfs 60 /usr/syno/sbin/synoservice --reload nfsd
+target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked,globalonly 0644
+target smb.share.conf /etc/samba/smb.share.conf - samba - 0644
+service nfs 60 /usr/sbin/exportfs -ra
+fallback nfs /usr/syno/etc/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.sysv/S83nfsd.sh restart
+fallback nfs /usr/syno/etc.defaults/rc.d/S83nfsd.sh restart
+fallback nfs /usr/syno/etc/rc.d/S83nfsd.sh restart
 health nfs 3 - 2049
-service samba 60 /usr/syno/sbin/synoservice --restart smbd
+service samba 60 /usr/syno/etc/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.sysv/S80samba.sh restart
+fallback samba /usr/syno/etc.defaults/rc.d/S80samba.sh restart
+fallback samba /usr/syno/etc/rc.d/S80samba.sh restart
+fallback samba /usr/syno/sbin/synoservice --restart samba
 health samba 3 smbd 445,139
+tool testparm /usr/bin/testparm
 `},
 		{"majorversion=\"7\"\nminorversion=\"2\"\nbuildnumber=\"64570\"\n", `profile dsm
 target exports /etc/exports exports nfs - 0644
-target smb.conf /etc/samba/smb.conf testparm samba nonempty 0644
-service nfs 60 /usr/syno/bin/synosystemctl restart nfs-server.service
+target smb.conf /etc/samba/smb.conf testparm samba nonempty,checked,globalonly 0644
+target smb.share.conf /etc/samba/smb.share.conf - samba - 0644
+service nfs 60 /usr/sbin/exportfs -ra
+fallback nfs /usr/bin/systemctl restart nfs-server.service
 health nfs 3 - 2049
-service samba 60 /usr/syno/bin/synosystemctl restart pkg-synosamba-smbd.service
+service samba 60 /usr/bin/systemctl restart pkg-synosamba-smbd.service pkg-synosamba-nmbd.service
+fallback samba /usr/syno/bin/synopkg restart SMBService
 health samba 3 smbd 445,139
+tool testparm /var/packages/SMBService/target/usr/bin/testparm
+tool testparm /usr/bin/testparm
 `},
 	}
 	for _, tt := range tests {
@@ -137,5 +169,33 @@ func TestForDeviceErrors(t *testing.T) {
 	v, ok, err := DetectDSM(dsmRoot(t, ""))
 	if ok || err != nil {
 		t.Errorf("no VERSION: DetectDSM = %v, %v, %v; want not a DSM, no error", v, ok, err)
+	}
+}
+
+// TestDSMRestartOnDevice proves the dsm profile restarts Samba with the
+// rc script the device has, from the first of the rc folders DSM 6, 5
+// and 2-4 used: DSM 5's etc.defaults/rc.d before DSM 4's rc.d, the other
+// places kept as fallbacks after it.
+func TestDSMRestartOnDevice(t *testing.T) {
+	dev := dsmRoot(t, "majorversion=\"5\"\nbuildnumber=\"5967\"\n")
+	for _, rel := range []string{"usr/syno/etc.defaults/rc.d/S80samba.sh", "usr/syno/etc/rc.d/S80samba.sh"} {
+		p := dev.Root("/" + rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := ForDevice("dsm", dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Services["samba"]
+	if got, want := strings.Join(s.Restart, " "), "/usr/syno/etc.defaults/rc.d/S80samba.sh restart"; got != want {
+		t.Errorf("samba restart %q, want %q", got, want)
+	}
+	if len(s.Fallbacks) != 1 || s.Fallbacks[0][0] != "/usr/syno/etc/rc.d/S80samba.sh" {
+		t.Errorf("samba fallbacks %q, want DSM 4's rc.d after it", s.Fallbacks)
 	}
 }

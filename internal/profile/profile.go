@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -31,6 +32,16 @@ type Target struct {
 	// Mode is the mode of the file when it does not exist yet (0: 0644);
 	// an existing file keeps its own mode and owner.
 	Mode fs.FileMode
+	// Checked refuses a candidate when its validator's program is not on
+	// the device, instead of applying it NOT VALIDATED: where the
+	// validator belongs to the firmware (DSM's testparm), a missing one
+	// means the profile looked in the wrong place, not that the owner
+	// chose to go unchecked.
+	Checked bool
+	// GlobalOnly: the firmware keeps the shares in a file of its own
+	// (DSM 6 and 7: smb.share.conf), so a share section in this target
+	// collides with them; its status gets a note naming them.
+	GlobalOnly bool
 }
 
 // FileMode is the mode a new file at the target gets.
@@ -45,9 +56,15 @@ func (t Target) FileMode() fs.FileMode {
 type Service struct {
 	Name    string
 	Restart []string // argv; an absolute argv[0] is resolved under the root
-	Timeout time.Duration
-	Process string // process name that must be alive (and new) after a restart, or ""
-	Ports   []int  // TCP ports that must accept after a restart (unless its config names others)
+	// Fallbacks are tried in order after Restart: one whose absolute
+	// argv[0] is not on the device is skipped, and the next one runs
+	// when the one before failed (not when it ran out of time). A
+	// firmware whose versions keep their scripts in different places, or
+	// whose service has two ways to restart, lists them here.
+	Fallbacks [][]string
+	Timeout   time.Duration
+	Process   string // process name that must be alive (and new) after a restart, or ""
+	Ports     []int  // TCP ports that must accept after a restart (unless its config names others)
 	// PortsPinned: the owner named the ports (userscript.toml); they win
 	// over the ports the service's config names.
 	PortsPinned bool
@@ -73,6 +90,16 @@ type Profile struct {
 	Description string
 	Targets     []Target // sorted by name
 	Services    map[string]Service
+	// Tools are where the device keeps a validator's program (device
+	// paths, resolved under the root), by validator name: looked at
+	// before PATH.
+	Tools map[string][]string
+}
+
+// Commands are a service's restart command and its fallbacks, in the
+// order they are tried.
+func (s Service) Commands() [][]string {
+	return append([][]string{s.Restart}, s.Fallbacks...)
 }
 
 // Target returns the target called name.
@@ -117,8 +144,20 @@ func (p *Profile) Check() error {
 		if len(s.Restart) == 0 {
 			errs = append(errs, fmt.Sprintf("service %s: no restart command", name))
 		}
+		for _, f := range s.Fallbacks {
+			if len(f) == 0 {
+				errs = append(errs, fmt.Sprintf("service %s: an empty fallback command", name))
+			}
+		}
 		if s.Timeout <= 0 {
 			errs = append(errs, fmt.Sprintf("service %s: timeout must be positive", name))
+		}
+	}
+	for _, tool := range slices.Sorted(maps.Keys(p.Tools)) {
+		for _, at := range p.Tools[tool] {
+			if err := CheckPath(at); err != nil {
+				errs = append(errs, fmt.Sprintf("tool %s: %v", tool, err))
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -199,21 +238,38 @@ func (p *Profile) WriteShell(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile %s\n", p.Name)
 	for _, t := range p.Targets {
-		flags := "-"
+		var fl []string
 		if t.NeverEmpty {
-			flags = "nonempty"
+			fl = append(fl, "nonempty")
 		}
+		if t.Checked {
+			fl = append(fl, "checked")
+		}
+		if t.GlobalOnly {
+			fl = append(fl, "globalonly")
+		}
+		flags := none(strings.Join(fl, ","))
 		fmt.Fprintf(&b, "target %s %s %s %s %s %04o\n", t.Name, t.Path, none(t.Validator), none(t.Service), flags, t.FileMode().Perm())
 	}
 	for _, name := range p.serviceNames() {
 		s := p.Services[name]
-		for _, a := range s.Restart {
-			if a == "" || strings.ContainsAny(a, " \t\n\r") {
-				return fmt.Errorf("profile %s: service %s: argument %q cannot be rendered for the sh engine", p.Name, name, a)
+		for _, argv := range s.Commands() {
+			for _, a := range argv {
+				if a == "" || strings.ContainsAny(a, " \t\n\r") {
+					return fmt.Errorf("profile %s: service %s: argument %q cannot be rendered for the sh engine", p.Name, name, a)
+				}
 			}
 		}
 		fmt.Fprintf(&b, "service %s %d %s\n", name, int(s.Timeout/time.Second), strings.Join(s.Restart, " "))
+		for _, f := range s.Fallbacks {
+			fmt.Fprintf(&b, "fallback %s %s\n", name, strings.Join(f, " "))
+		}
 		fmt.Fprintf(&b, "health %s %d %s %s\n", name, int(s.SettlePeriod()/time.Second), none(s.Process), none(joinPorts(s.Ports)))
+	}
+	for _, tool := range slices.Sorted(maps.Keys(p.Tools)) {
+		for _, at := range p.Tools[tool] {
+			fmt.Fprintf(&b, "tool %s %s\n", tool, at)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

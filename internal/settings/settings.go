@@ -143,7 +143,7 @@ func (s *Settings) Apply(p *profile.Profile) (*profile.Profile, error) {
 			cur = profile.Service{Name: name, Timeout: 60 * time.Second}
 		}
 		if sv.Restart != nil {
-			cur.Restart = sv.Restart
+			cur.Restart, cur.Fallbacks = sv.Restart, nil
 		}
 		if sv.Timeout != "" {
 			d, err := duration("services."+name+".timeout", sv.Timeout)

@@ -33,6 +33,10 @@ type Options struct {
 	// /usr/sbin, /sbin and /usr/local/sbin. Tests inject one to simulate
 	// "not installed".
 	LookPath func(string) (string, error)
+	// Paths are where the device keeps the validators (real paths, as
+	// the profile's Tools name them), looked at before LookPath: a
+	// program there whose name is the validator's is used.
+	Paths []string
 
 	// Sys runs the validators and reads the candidate; nil is the
 	// machine itself.
@@ -55,6 +59,7 @@ type Exec struct {
 // A Result is the verdict on one candidate.
 type Result struct {
 	Validated bool   // a real validator ran to completion (or our own parser, for exports)
+	NotFound  bool   // the validator's program is not installed
 	Tool      string // what checked it, e.g. "testparm -s"
 	Refused   bool
 	// Reason: when refused, the first problem with its line number
@@ -108,6 +113,14 @@ func (o Options) timeout() time.Duration {
 // find looks a validator up; ok is false with r filled in when it is not
 // installed.
 func (o Options) find(name string) (string, bool) {
+	for _, p := range o.Paths {
+		if filepath.Base(p) != name {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
 	look := o.LookPath
 	if look == nil {
 		look = lookPath
@@ -133,7 +146,7 @@ func lookPath(name string) (string, error) {
 }
 
 func notFound(tool, name string) Result {
-	return Result{Tool: tool, Reason: "not validated: " + name + " not found"}
+	return Result{Tool: tool, Reason: "not validated: " + name + " not found", NotFound: true}
 }
 
 // readCandidate reads the staged file; a candidate that cannot be read is

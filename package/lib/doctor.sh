@@ -198,7 +198,8 @@ dr_services() {
 			esac
 			;;
 		esac
-		ds_all="$ds_all$ds_s: $ds_l$NL"
+		restart_cmd "$ds_s"
+		ds_all="$ds_all$ds_s: $ds_l; restarted with $RC_CMD$NL"
 	done
 	dr_list "services:" "$ds_all"
 }

@@ -183,7 +183,8 @@ quick_recommit() {
 # empty_refused NAME refuses an empty target of a `nonempty` target (a
 # 0-byte smb.conf deletes every share: a failed copy, not a wish).
 empty_refused() {
-	[ "$TFLAGS" = nonempty ] && [ -n "$SOURCES" ] && ! [ -s "$WORK/$1.target" ] || return 1
+	case ,$TFLAGS, in *,nonempty,*) ;; *) return 1 ;; esac
+	[ -n "$SOURCES" ] && ! [ -s "$WORK/$1.target" ] || return 1
 	refuse "$1" "${SOURCES##* }" "conf.d/${SOURCES##* } is empty (0 bytes): an empty $1 would delete everything it sets up, so it is not applied; a failed copy or a full disk leaves such a file. To empty it on purpose, put one comment line in it" \
 		"copy the whole file into conf.d/${SOURCES##* } again; $TPATH was not changed"
 }

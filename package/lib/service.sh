@@ -11,8 +11,12 @@
 # shellcheck disable=SC2154,SC2034,SC2153
 
 
-# restart_svc SERVICE runs its restart command with its timeout. X_RC is
-# the exit (124: timed out), X_WHY why it failed ("" when it did not).
+# restart_svc SERVICE runs its restart command with its timeout, and its
+# fallbacks (lib/profile) in order while the one before failed, not when
+# it timed out: one whose absolute program is not on the device is
+# skipped, and so is one whose program has the name of one already run
+# (the same rc script in another folder). X_RC is the exit (124: timed
+# out), X_WHY why it failed ("" when it did not).
 restart_svc() {
 	X_WHY=
 	if ! profile_service "$1"; then
@@ -20,10 +24,53 @@ restart_svc() {
 		X_WHY="service $1 is not in lib/profile"
 		return 1
 	fi
+	lines "$FDEF" "$1"
+	rs_all=$SARGV$NL$LINES
+	rs_ran=" "
+	while :; do
+		case $rs_all in '') break ;; esac
+		rs_c=${rs_all%%"$NL"*}
+		rs_all=${rs_all#*"$NL"}
+		rs_p=${rs_c%% *}
+		case $rs_c:$rs_ran in :* | *" ${rs_p##*/} "*) continue ;; esac
+		case $rs_p in /*) [ -f "$ROOT$rs_p" ] || continue ;; esac
+		rs_ran="$rs_ran${rs_p##*/} "
+		set -f
+		# shellcheck disable=SC2086 # the profile's argv words hold no spaces
+		restart_run "$1" $rs_c
+		set +f
+		case $X_RC in 0) return 0 ;; 124) return 1 ;; esac
+	done
+	case $rs_ran in " ") ;; *) return 1 ;; esac
+	# None is on the device: the restart command's own failure says so.
 	set -f
 	# shellcheck disable=SC2086 # the profile's argv words hold no spaces
-	set -- "$1" $SARGV
+	restart_run "$1" $SARGV
 	set +f
+}
+
+# restart_cmd SERVICE sets RC_CMD to the command its restart runs first:
+# the first of its commands whose program is on the device (its restart
+# command when none is). DOCTOR.txt names it.
+restart_cmd() {
+	profile_service "$1" || return 1
+	lines "$FDEF" "$1"
+	rc_all=$SARGV$NL$LINES
+	while :; do
+		case $rc_all in '') break ;; esac
+		RC_CMD=${rc_all%%"$NL"*}
+		rc_all=${rc_all#*"$NL"}
+		case $RC_CMD in
+		'') ;;
+		/*) [ -f "$ROOT${RC_CMD%% *}" ] && return 0 ;;
+		*) return 0 ;;
+		esac
+	done
+	RC_CMD=$SARGV
+}
+
+# restart_run SERVICE ARGV... runs one restart command of SERVICE.
+restart_run() {
 	rs_svc=$1
 	shift
 	rs_name=${1##*/}

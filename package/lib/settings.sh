@@ -14,13 +14,16 @@ profile_load() {
 	TARGETS=
 	TPATHS=
 	# One line a target ("NAME PATH VALIDATOR SERVICE FLAGS MODE"), a
-	# service ("NAME TIMEOUT ARGV...") and a health check ("NAME SETTLE
-	# PROCESS PORTS"), each list starting with a newline: looked up by
-	# parameter expansion, lib/profile is read once.
+	# service ("NAME TIMEOUT ARGV..."), a fallback ("NAME ARGV..."), a
+	# health check ("NAME SETTLE PROCESS PORTS") and a tool ("VALIDATOR
+	# PATH"), each list starting with a newline: looked up by parameter
+	# expansion, lib/profile is read once.
 	TDEF=$NL
 	SVCS=
 	SDEF=$NL
 	HDEF=$NL
+	FDEF=$NL
+	TOOLS=$NL
 	while read -r pl_kind pl_a pl_b pl_rest; do
 		case $pl_kind in
 		profile) PROFILE=$pl_a ;;
@@ -34,6 +37,8 @@ profile_load() {
 			SDEF="$SDEF$pl_a $pl_b $pl_rest$NL"
 			;;
 		health) HDEF="$HDEF$pl_a $pl_b $pl_rest$NL" ;;
+		fallback) FDEF="$FDEF$pl_a $pl_b${pl_rest:+ $pl_rest}$NL" ;;
+		tool) TOOLS="$TOOLS$pl_a $pl_b$NL" ;;
 		esac
 	done <"$LIB/profile"
 }
@@ -46,7 +51,21 @@ def() {
 	DEF=${DEF%%"$NL"*}
 }
 
-# profile_target NAME sets TPATH TVAL TSVC, TFLAGS (nonempty or -) and
+# lines LIST NAME sets LINES to the words after NAME on each of its
+# lines of LIST (FDEF or TOOLS), one a line.
+lines() {
+	LINES=
+	ln_rest=$1
+	while :; do
+		case $ln_rest in *"$NL$2 "*) ;; *) return 0 ;; esac
+		ln_rest=${ln_rest#*"$NL$2 "}
+		LINES="$LINES${ln_rest%%"$NL"*}$NL"
+		ln_rest=$NL${ln_rest#*"$NL"}
+	done
+}
+
+# profile_target NAME sets TPATH TVAL TSVC, TFLAGS (nonempty, checked,
+# both joined by a comma, or -) and
 # TMODE (the mode of a new file, e.g. 0644).
 profile_target() {
 	def "$TDEF" "$1" || return 1

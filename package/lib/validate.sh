@@ -8,6 +8,7 @@
 
 # validate NAME FILE sets the status fields; it fails when FILE is refused.
 validate() {
+	case ,$TFLAGS, in *,globalonly,*) share_note "$1" "$2" ;; esac
 	case $TVAL in
 	testparm) validate_testparm "$1" "$2" ;;
 	proftpd) validate_proftpd "$1" "$2" ;;
@@ -19,16 +20,56 @@ validate() {
 	esac
 }
 
+# share_note NAME FILE notes the share sections of a `globalonly`
+# target (DSM 6 and 7 keep the shares in smb.share.conf).
+share_note() {
+	sn_s=$(grep '^[[:space:]]*\[' "$2" | grep -v '^[[:space:]]*\[[Gg][Ll][Oo][Bb][Aa][Ll]\]' | head -n 3 | tr -d ' \t\r' | tr '\n' ' ')
+	case $sn_s in '') return 0 ;; esac
+	fset "$1" note "$1 has share sections (${sn_s% }): this device keeps its shares in smb.share.conf, which the firmware writes from its shared-folder settings, and a share here collides with its share of the same name; keep [global] here and put share settings into conf.d/smb.share.conf (docs/DSM.md)"
+}
+
 not_found() { # NAME TOOL
+	case ,$TFLAGS, in *,checked,*)
+		lines "$TOOLS" "$2"
+		nf_at=
+		nf_r=$LINES
+		while :; do
+			case $nf_r in '') break ;; esac
+			nf_at="$nf_at${nf_r%%"$NL"*}, "
+			nf_r=${nf_r#*"$NL"}
+		done
+		refuse "$1" "$FIRST" "$2 is not on this device (looked in ${nf_at}PATH), so the file was not applied unchecked" \
+			"install the firmware's $2, or set validator = \"none\" under [targets.\"$1\"] in userscript.toml to apply $1 unchecked; the live file was not changed"
+		return 1
+		;;
+	esac
 	fset "$1" status "$W_NOT_VALIDATED"
 	fset "$1" reason "not validated: $2 not found"
 	log INFO "not validated" target="$1" reason="$2 not found"
 }
 
+# device_tool NAME sets TOOL to the first of the profile's places for
+# the validator NAME (lib/profile's tool lines) that holds it, else
+# looks it up on PATH.
+device_tool() {
+	lines "$TOOLS" "$1"
+	dt_rest=$LINES
+	while :; do
+		case $dt_rest in '') break ;; esac
+		dt_p=${dt_rest%%"$NL"*}
+		dt_rest=${dt_rest#*"$NL"}
+		if [ -f "$ROOT$dt_p" ] && [ -x "$ROOT$dt_p" ]; then
+			TOOL=$ROOT$dt_p
+			return 0
+		fi
+	done
+	find_tool "$1"
+}
+
 validate_testparm() {
-	find_tool testparm || {
+	device_tool testparm || {
 		not_found "$1" testparm
-		return 0
+		return
 	}
 	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -s "$2"
 	vt_rc=$?
@@ -104,9 +145,9 @@ testparm_warnings() {
 }
 
 validate_proftpd() {
-	find_tool proftpd || {
+	device_tool proftpd || {
 		not_found "$1" proftpd
-		return 0
+		return
 	}
 	run_bounded "$VTIMEOUT" "$WORK/$1.vout" "$TOOL" -t -c "$2"
 	vp_rc=$?
