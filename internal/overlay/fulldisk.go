@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/nas-userscript/userscript/internal/status"
-	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // RestoreCommitted is the boot of a device whose data disk is full (the
@@ -57,8 +56,7 @@ func (e *Engine) RestoreCommitted(ctx context.Context, why string) (*Result, err
 	}
 	slices.Sort(services)
 	for _, name := range services {
-		svc := e.Profile.Services[name]
-		x := e.Sys.Run(context.WithoutCancel(ctx), system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Service: true})
+		x := e.restartTo(context.WithoutCancel(ctx), name, "")
 		res.Restarts = append(res.Restarts, x)
 		if !x.OK() {
 			errs = append(errs, fmt.Errorf("service %s: %s", name, restartFailure(x)))

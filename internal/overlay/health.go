@@ -27,6 +27,12 @@ const healthPoll = 250 * time.Millisecond
 // state/out/SERVICE.log; a daemon it starts is never waited for nor,
 // when the script runs out of time, ended.
 func (e *Engine) restart(ctx context.Context, name string) system.Exec {
+	return e.restartTo(ctx, name, e.outputPath(name))
+}
+
+// restartTo restarts service name with its output going to the file
+// output ("" throws it away).
+func (e *Engine) restartTo(ctx context.Context, name, output string) system.Exec {
 	svc := e.Profile.Services[name]
 	var x system.Exec
 	ran := map[string]bool{}
@@ -35,7 +41,7 @@ func (e *Engine) restart(ctx context.Context, name string) system.Exec {
 			continue
 		}
 		ran[filepath.Base(argv[0])] = true
-		x = e.Sys.Run(ctx, system.Command{Argv: argv, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
+		x = e.Sys.Run(ctx, system.Command{Argv: argv, Timeout: svc.Timeout, Output: output, Service: true})
 		e.logger().Info("exec", "service", name, "argv", strings.Join(argv, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
 		if x.OK() || x.TimedOut {
 			return x
@@ -43,7 +49,7 @@ func (e *Engine) restart(ctx context.Context, name string) system.Exec {
 	}
 	if len(ran) == 0 {
 		// None is on the device: the restart command's own failure says so.
-		x = e.Sys.Run(ctx, system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Output: e.outputPath(name), Service: true})
+		x = e.Sys.Run(ctx, system.Command{Argv: svc.Restart, Timeout: svc.Timeout, Output: output, Service: true})
 		e.logger().Info("exec", "service", name, "argv", strings.Join(svc.Restart, " "), "exit", x.ExitCode, "err", errString(x.Err), "output", x.Output, "took", x.Duration.String())
 	}
 	return x

@@ -420,15 +420,9 @@ restore_committed() {
 		log WARN "data disk full: the last committed file put back" target="$rcm_n" generation="$CC_ID"
 		[ "$TSVC" = - ] || in_list "$rcm_svcs" "$TSVC" || rcm_svcs="$rcm_svcs $TSVC"
 	done
+	case $rcm_svcs in ?*) part service ;; esac
 	for rcm_s in $rcm_svcs; do
-		profile_service "$rcm_s" || continue
-		set -f
-		# shellcheck disable=SC2086 # the profile's argv words hold no spaces
-		set -- $SARGV
-		set +f
-		case $1 in /*) rcm_bin=$ROOT$1 ;; *) rcm_bin=$1 ;; esac
-		shift
-		run_bounded "$STIMEOUT" /dev/null "$rcm_bin" "$@"
+		restart_svc "$rcm_s"
 	done
 }
 
