@@ -24,7 +24,7 @@ DIST ?= dist
 TARGETS ?= $(sort $(patsubst build/%/vars,%,$(wildcard build/*/vars)))
 SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer $(wildcard scripts/*.sh) $(wildcard bench/*.sh) \
 	internal/vm/image.sh internal/vm/fw/boot.sh internal/vm/fw/rc internal/vm/fw/rc.shutdown $(wildcard internal/vm/fw/rc.d/*.sh)
-GOTEST_FLAGS ?= -timeout 12m
+GOTEST_FLAGS ?= -timeout 25m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise". FUZZTIME is a
 # count of inputs, not a time: Go 1.26 can fail a fuzz run whose time

@@ -53,7 +53,7 @@ func ashes(t *testing.T) []ash {
 	}
 	out := []ash{{name: "debian", sh: shell, path: path}}
 	old := oldBusyBox()
-	for _, tag := range []string{"1_00", "1_2_0", "1_7_2"} {
+	for _, tag := range firmsim.OldBusyBoxTags {
 		p := filepath.Join(dir, tag)
 		if err := exec.Command("sh", filepath.Join(old, "path.sh"), tag, p).Run(); err != nil {
 			t.Logf("BusyBox %s not found in %s (set BUSYBOX_OLD): testing with Debian's only", tag, old)

@@ -69,7 +69,7 @@ func shells(t *testing.T) []shell {
 	}
 	out = append(out, makeShell(t, dir, "debian", bb))
 	old := oldBusyBoxDir()
-	for _, tag := range []string{"1_00", "1_2_0", "1_7_2"} {
+	for _, tag := range firmsim.OldBusyBoxTags {
 		bin, err := filepath.Abs(filepath.Join(old, tag, "busybox"))
 		if err == nil {
 			_, err = os.Stat(bin)
