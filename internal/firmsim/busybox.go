@@ -126,3 +126,17 @@ func EachBusyBox(t *testing.T, f func(t *testing.T, bb string)) {
 		t.Run(tag, func(t *testing.T) { needtool.Optional(t, why, OldBusyBoxRequired()) })
 	}
 }
+
+// Slowdown is how many times longer an old BusyBox build bb takes than
+// a native one: 8 where it runs under qemu-i386 (scripts/busybox-old.sh;
+// some 70 ms a process), else 1. Tests scale the bounds they set to
+// tell a hang from a slow run by it; "" and Debian's busybox are native.
+func Slowdown(bb string) int {
+	if bb == "" || !strings.Contains(bb, OldBusyBoxDir()) {
+		return 1
+	}
+	if _, err := os.Stat("/proc/sys/fs/binfmt_misc/qemu-i386"); err != nil {
+		return 1
+	}
+	return 8
+}

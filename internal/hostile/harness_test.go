@@ -86,6 +86,7 @@ type world struct {
 	t        *testing.T
 	c        *hcase
 	eng      string // "go" or "sh"
+	bb       string // the BusyBox binary of the sh engine ("" is Debian's)
 	dir      string
 	root     string // ROOT
 	app      string // APP: conf.d, state, lib
@@ -131,7 +132,7 @@ func newWorld(t *testing.T, c *hcase, eng, bb string) *world {
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
-	w := &world{t: t, c: c, eng: eng, dir: dir, dev: dev, root: dev.Root, app: dev.App,
+	w := &world{t: t, c: c, eng: eng, bb: bb, dir: dir, dev: dev, root: dev.Root, app: dev.App,
 		outside: filepath.Join(dir, "outside"), tmp: filepath.Join(dir, "tmp"), cwd: filepath.Join(dir, "cwd")}
 	for _, d := range []string{w.outside, w.tmp, w.cwd} {
 		w.must(os.MkdirAll(d, 0o755))
@@ -174,6 +175,7 @@ func (w *world) run(args ...string) int {
 	if w.c.limit > 0 {
 		limit = w.c.limit
 	}
+	limit *= time.Duration(firmsim.Slowdown(w.bb))
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
