@@ -196,9 +196,10 @@ func ppid(pid int) int {
 	return n
 }
 
-// eventually polls cond every 100ms until it holds or d passes.
+// eventually polls cond every 100ms until it holds or d passes (d times
+// firmsim.AnySlowdown: old BusyBox may run emulated).
 func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(d * time.Duration(firmsim.AnySlowdown()))
 	for time.Now().Before(deadline) {
 		if cond() {
 			return true

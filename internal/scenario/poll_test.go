@@ -76,9 +76,10 @@ func execs(count string) []string {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	limit := 60 * time.Second * time.Duration(firmsim.AnySlowdown())
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 60 s", what)
+			t.Fatalf("%s: not within %v", what, limit)
 		}
 	}
 }
