@@ -147,13 +147,13 @@ notes_for() {
 # add_out NAME puts NAME into the transaction, with a copy of its live file.
 add_out() {
 	OUTS="$OUTS $1"
-	if [ -n "$LIVE_OK" ]; then
+	if filled "$LIVE_OK"; then
 		need_work || return 1
 		cp "$ROOT$TPATH" "$WORK/$1.prev"
 		LIVEOK="$LIVEOK $1"
 		TPREV="$TPREV $1:$WORK/$1.prev"
 	fi
-	[ -n "$SOURCES" ] || NOSRC="$NOSRC $1"
+	filled "$SOURCES" || NOSRC="$NOSRC $1"
 }
 
 # plan_reset empties what a plan of the targets fills in (plan_all,
@@ -321,7 +321,7 @@ apply_begin() {
 	settings_load
 	rotate_log
 	if ! lock_take; then
-		if [ "$LOCK_WHY" = busy ]; then
+		if eq "$LOCK_WHY" busy; then
 			log WARN "apply skipped: another apply holds state/lock.d"
 			log_flush
 			echo "userscript: another apply holds $STATE/lock.d; try again later" >&2
@@ -410,7 +410,7 @@ restore_committed() {
 	scan
 	for rcm_n in $TARGETS; do
 		sources_of "$rcm_n"
-		[ -n "$SOURCES" ] || continue
+		filled "$SOURCES" || continue
 		profile_target "$rcm_n" || continue
 		committed_content "$rcm_n" || continue
 		case $CC_ID in 0) continue ;; esac

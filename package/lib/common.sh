@@ -26,6 +26,19 @@ CHARS
 	WS=" $TAB$NL"
 }
 
+# filled TEXT is `[ -n TEXT ]`, blank TEXT is `[ -z TEXT ]`, without a
+# process on BusyBox 1.00 (its `[` is one).
+filled() { case $1 in '') return 1 ;; esac; }
+blank() {
+	case $1 in '') return 0 ;; esac
+	return 1
+}
+# eq A B is `[ A = B ]`, without a process.
+eq() {
+	case $1 in "$2") return 0 ;; esac
+	return 1
+}
+
 die() {
 	echo "userscript: $*" >&2
 	exit 1
@@ -261,13 +274,14 @@ put_file() {
 	mv -f -- "$1" "$2"
 }
 
-# file_size PATH prints the size `ls -ln` shows, without reading the file.
-file_size() {
+# size_of PATH sets FSIZE to the size `ls -ln` shows, without reading the
+# file: one process (ls; $(size_of) would add a subshell and an echo).
+size_of() {
 	set -f
 	# shellcheck disable=SC2046 # split ls's fields on purpose
 	set -- $(ls -lnd -- "$1" 2>/dev/null)
 	set +f
-	echo "${5:-}"
+	FSIZE=${5:-}
 }
 
 # num TEXT is true when TEXT is a number of at most 9 digits.
@@ -487,12 +501,12 @@ lock_take() {
 			{ read -r lt_pid <"$STATE/lock.d/pid"; } 2>/dev/null
 		fi
 		lt_stale=
-		if [ -n "$lt_pid" ] && { [ "$lt_pid" = "$$" ] || ! is_ours "$lt_pid"; }; then
+		if filled "$lt_pid" && { [ "$lt_pid" = "$$" ] || ! is_ours "$lt_pid"; }; then
 			lt_stale=yes
-		elif [ -z "$lt_pid" ] && [ "$lt_wait" -ge 5 ]; then
+		elif blank "$lt_pid" && [ "$lt_wait" -ge 5 ]; then
 			lt_stale=yes
 		fi
-		if [ -n "$lt_stale" ] && [ "$lt_takeovers" -lt 3 ]; then
+		if filled "$lt_stale" && [ "$lt_takeovers" -lt 3 ]; then
 			log WARN "stale lock taken over" pid="$lt_pid"
 			rm -rf "$STATE/lock.d"
 			lt_takeovers=$((lt_takeovers + 1))

@@ -182,7 +182,8 @@ rotate_log() {
 	if looked "$STATE/log"; then
 		rl_size=$LR_SIZE
 	else
-		rl_size=$(file_size "$STATE/log")
+		size_of "$STATE/log"
+		rl_size=$FSIZE
 	fi
 	num "$rl_size" || return 0
 	case $((rl_size > LOG_MAX)) in 1) ;; *) return 0 ;; esac
@@ -194,12 +195,13 @@ rotate_log() {
 # too_big SIZE is true for sizes over MAX_SIZE and for anything not a number.
 too_big() {
 	num "$1" || return 0
-	[ "$1" -gt "$MAX_SIZE" ]
+	case $(($1 > MAX_SIZE)) in 1) return 0 ;; esac
+	return 1
 }
 
 cmd_status() {
 	poller_pid
-	if [ -n "$PP" ] && is_ours "$PP"; then
+	if filled "$PP" && is_ours "$PP"; then
 		echo "userscript: poller running (pid $PP)"
 	else
 		echo "userscript: poller not running"

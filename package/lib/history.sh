@@ -196,7 +196,8 @@ gen_begin() {
 		if [ -f "$WORK/$gb_n.prev" ]; then
 			mkdir -p "$gb_d/prev" && cp "$WORK/$gb_n.prev" "$gb_d/prev/$gb_n" || return 1
 			md5 "$WORK/$gb_n.prev"
-			echo "$gb_n $MD5 $(file_size "$WORK/$gb_n.prev")" >>"$WORK/gen.repl"
+			size_of "$WORK/$gb_n.prev"
+			echo "$gb_n $MD5 $FSIZE" >>"$WORK/gen.repl"
 		else
 			echo "$gb_n - -1" >>"$WORK/gen.repl"
 		fi
@@ -206,7 +207,9 @@ gen_begin() {
 }
 
 # gen_write writes meta.json of G_ID from the G_ variables, WORK/gen.files
-# and WORK/gen.repl, aside and renamed into place.
+# and WORK/gen.repl, aside and renamed into place. The text is made in a
+# variable and written by one echo: on BusyBox 1.00 every echo and `[` is
+# a process (an echo a line took some 25 processes, twice an apply).
 gen_write() {
 	chars
 	STATE_DIRTY=yes
@@ -214,39 +217,38 @@ gen_write() {
 	id_dir "$G_ID"
 	gw_d=$ID_DIR
 	json_str "$G_NOTE"
-	{
-		echo "{"
-		echo "  \"id\": $G_ID,"
-		echo "  \"time\": \"$G_TIME\","
-		echo "  \"kind\": \"$G_KIND\","
-		echo "  \"from\": $G_FROM,"
-		echo "  \"result\": \"$G_RESULT\","
-		echo "  \"note\": \"$JS\","
-		echo "  \"changed\": $(json_list "$G_CHANGED"),"
-		echo "  \"restarted\": $(json_list "$G_RESTARTED"),"
-		echo "  \"rejected\": $(json_list "$G_REJECTED"),"
-		gw_e=
-		while read -r gw_n gw_p gw_h gw_s _; do
-			if [ -z "$gw_e" ]; then echo '  "files": ['; else echo "$gw_e,"; fi
-			gw_e="    {\"name\": \"$gw_n\", \"path\": \"$gw_p\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
-		done <"$WORK/gen.files"
-		if [ -z "$gw_e" ]; then echo '  "files": [],'; else echo "$gw_e" && echo "  ],"; fi
-		gw_e=
-		while read -r gw_n gw_h gw_s; do
-			if [ -z "$gw_e" ]; then echo '  "replaced": ['; else echo "$gw_e,"; fi
-			[ "$gw_h" != - ] || gw_h=
-			gw_e="    {\"name\": \"$gw_n\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
-		done <"$WORK/gen.repl"
-		if [ -z "$gw_e" ]; then echo '  "replaced": []'; else echo "$gw_e" && echo "  ]"; fi
-		echo "}"
-	} >"$gw_d/meta.json.tmp" && mv -f "$gw_d/meta.json.tmp" "$gw_d/meta.json"
+	gw_m="{$NL  \"id\": $G_ID,$NL  \"time\": \"$G_TIME\",$NL  \"kind\": \"$G_KIND\",$NL  \"from\": $G_FROM,$NL  \"result\": \"$G_RESULT\",$NL  \"note\": \"$JS\",$NL"
+	gen_list "$G_CHANGED"
+	gw_m="$gw_m  \"changed\": $GL,$NL"
+	gen_list "$G_RESTARTED"
+	gw_m="$gw_m  \"restarted\": $GL,$NL"
+	gen_list "$G_REJECTED"
+	gw_m="$gw_m  \"rejected\": $GL,$NL"
+	gw_l=
+	while read -r gw_n gw_p gw_h gw_s _; do
+		gw_l="$gw_l${gw_l:+,$NL}    {\"name\": \"$gw_n\", \"path\": \"$gw_p\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
+	done <"$WORK/gen.files"
+	case $gw_l in
+	'') gw_m="$gw_m  \"files\": [],$NL" ;;
+	*) gw_m="$gw_m  \"files\": [$NL$gw_l$NL  ],$NL" ;;
+	esac
+	gw_l=
+	while read -r gw_n gw_h gw_s; do
+		case $gw_h in -) gw_h= ;; esac
+		gw_l="$gw_l${gw_l:+,$NL}    {\"name\": \"$gw_n\", \"hash\": \"$gw_h\", \"size\": $gw_s}"
+	done <"$WORK/gen.repl"
+	case $gw_l in
+	'') gw_m="$gw_m  \"replaced\": []$NL}" ;;
+	*) gw_m="$gw_m  \"replaced\": [$NL$gw_l$NL  ]$NL}" ;;
+	esac
+	echo "$gw_m" >"$gw_d/meta.json.tmp" && mv -f "$gw_d/meta.json.tmp" "$gw_d/meta.json"
 }
 
-# json_list "a b" prints ["a", "b"].
-json_list() {
-	jli_o=
-	for jli_n in $1; do jli_o="$jli_o${jli_o:+, }\"$jli_n\""; done
-	echo "[$jli_o]"
+# gen_list "a b" sets GL to ["a", "b"] (no process).
+gen_list() {
+	GL=
+	for gl_n in $1; do GL="$GL${GL:+, }\"$gl_n\""; done
+	GL="[$GL]"
 }
 
 # json_str TEXT sets JS to TEXT escaped as a JSON string (without the
@@ -261,7 +263,7 @@ json_str() {
 	esac
 	JS=
 	js_r=$1
-	while [ -n "$js_r" ]; do
+	while filled "$js_r"; do
 		js_c=${js_r%"${js_r#?}"}
 		js_r=${js_r#?}
 		case $js_c in
@@ -285,8 +287,9 @@ gen_mark() {
 	gm_f=$ID_DIR/meta.json
 	json_str "$3"
 	gm_note=$(echo "$JS" | sed -e 's/[\\&|]/\\&/g')
+	gen_list "$4"
 	sed -e "s|^  \"result\": .*|  \"result\": \"$2\",|" -e "s|^  \"note\": .*|  \"note\": \"$gm_note\",|" \
-		-e "s|^  \"rejected\": .*|  \"rejected\": $(json_list "$4"),|" "$gm_f" >"$gm_f.tmp" &&
+		-e "s|^  \"rejected\": .*|  \"rejected\": $GL,|" "$gm_f" >"$gm_f.tmp" &&
 		mv -f "$gm_f.tmp" "$gm_f"
 }
 
@@ -315,7 +318,7 @@ gen_prune() {
 	done
 	for gp_d in "$GEN"/[0-9][0-9][0-9][0-9][0-9][0-9]; do
 		case $gp_d in *'['*) break ;; esac
-		[ -f "$gp_d/meta.json" ] || [ "$gp_d" = "$gp_cur" ] || rm -rf "$gp_d"
+		[ -f "$gp_d/meta.json" ] || eq "$gp_d" "$gp_cur" || rm -rf "$gp_d"
 	done
 }
 

@@ -204,7 +204,7 @@ KWEOF
 kernel_error() {
 	KERR=$(tail -n 1 "$WORK/tu.err" 2>/dev/null)
 	KERR=${KERR##*: }
-	[ -n "$KERR" ] || KERR="unknown error"
+	filled "$KERR" || KERR="unknown error"
 	ke_first=${KERR%"${KERR#?}"}
 	case $ke_first in
 	[A-Z]) KERR="$(echo "$ke_first" | lower)${KERR#?}" ;;
@@ -226,18 +226,18 @@ same() {
 	set -- $sm_w
 	sm_w="$*"
 	set +f
-	[ "$sm_c" = "$sm_w" ] && return 0
+	eq "$sm_c" "$sm_w" && return 0
 	case $sm_c in
 	*\[*\]*)
 		sm_s=${sm_c#*\[}
 		[ "${sm_s%%\]*}" = "$sm_w" ] && return 0
 		;;
 	esac
-	[ "$sm_k" = irq ] || return 1
+	eq "$sm_k" irq || return 1
 	hexnorm "$sm_c"
 	sm_c=$HN
 	hexnorm "$sm_w"
-	[ "$sm_c" = "$HN" ]
+	eq "$sm_c" "$HN"
 }
 
 hexnorm() {
@@ -255,7 +255,7 @@ hexnorm() {
 		*) break ;;
 		esac
 	done
-	[ -n "$HN" ] || HN=0
+	filled "$HN" || HN=0
 }
 
 # selected VALUE prints the value to put back: for a list with a

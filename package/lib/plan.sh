@@ -41,7 +41,8 @@ plan_item() {
 	case $FT in
 	-)
 		LIVE_OK=yes
-		if too_big "$(file_size "$pi_live")"; then
+		size_of "$pi_live"
+		if too_big "$FSIZE"; then
 			refuse "$1" "${FIRST:-$1}" "$TPATH: the live file is over 1 MiB; userscript keeps configuration files up to 1 MiB: make it smaller, or remove its sources from conf.d" "make $TPATH smaller"
 			return 0
 		fi
@@ -58,7 +59,7 @@ plan_item() {
 	esac
 	pi_base=
 	CAPTURED=
-	if [ -z "$LIVE_OK" ] || ! written_has "$1" "$LIVE_HASH"; then
+	if blank "$LIVE_OK" || ! written_has "$1" "$LIVE_HASH"; then
 		# The live file is the firmware's: it is the base.
 		if ! set_base "$1" "$pi_live"; then
 			failed "$1" "could not save the base of $TPATH in state/base" "check that the data disk is writable and not full"
@@ -68,7 +69,7 @@ plan_item() {
 		CAPTURED=yes
 		case $LIVE_OK in yes) fw_seen "$1" "$pi_base" "$LIVE_HASH" ;; esac
 		written_lines "$1"
-		if [ -n "$WL" ] && [ -n "$LIVE_OK" ]; then
+		if filled "$WL" && filled "$LIVE_OK"; then
 			# Something else (the firmware, its web GUI) wrote over ours.
 			DRIFTED="$DRIFTED $1"
 			case ${CAPTURE:-} in yes) capture_drift "$1" "$pi_live" ;; esac
@@ -99,18 +100,19 @@ plan_item() {
 		return 0
 	fi
 	fset_lines "$1" warning "$CO_WARNINGS"
-	if too_big "$(file_size "$WORK/$1.target")"; then
+	size_of "$WORK/$1.target"
+	if too_big "$FSIZE"; then
 		refuse "$1" "${FIRST:-$1}" "$TPATH would be over 1 MiB with conf.d/${SOURCES##* }; userscript keeps configuration files up to 1 MiB" "make conf.d/${SOURCES##* } smaller"
 		return 0
 	fi
 	md5 "$WORK/$1.target"
 	pi_wh=$MD5
 	WHS="$WHS $1:$pi_wh"
-	[ -z "$SOURCES" ] || SLOW="$SLOW $1:$pi_wh"
+	blank "$SOURCES" || SLOW="$SLOW $1:$pi_wh"
 	held_read "$1"
-	if [ -n "$HELD_HASH" ] && held_matches "$1" "$pi_wh"; then
+	if filled "$HELD_HASH" && held_matches "$1" "$pi_wh"; then
 		hold_back "$1"
-	elif [ -n "$LIVE_OK" ] && [ "$pi_wh" = "$LIVE_HASH" ]; then
+	elif filled "$LIVE_OK" && eq "$pi_wh" "$LIVE_HASH"; then
 		keep_status "$1"
 	elif quick_recommit "$1" "$pi_wh"; then
 		return 0
@@ -138,7 +140,7 @@ held_matches() {
 # validated again and not recorded again. Without committed content, or
 # when the live file is not a regular file, the live file stays.
 keep_committed() {
-	[ -n "$SOURCES" ] || return 0
+	filled "$SOURCES" || return 0
 	# A paused target is left to whatever keeps rewriting it.
 	hv "${PAUSED:-}" "$1" && return 0
 	case $LIVE_OK in '') [ ! -e "$ROOT$TPATH" ] && [ ! -L "$ROOT$TPATH" ] || return 0 ;; esac
@@ -184,7 +186,7 @@ quick_recommit() {
 # 0-byte smb.conf deletes every share: a failed copy, not a wish).
 empty_refused() {
 	case ,$TFLAGS, in *,nonempty,*) ;; *) return 1 ;; esac
-	[ -n "$SOURCES" ] && ! [ -s "$WORK/$1.target" ] || return 1
+	filled "$SOURCES" && ! [ -s "$WORK/$1.target" ] || return 1
 	refuse "$1" "${SOURCES##* }" "conf.d/${SOURCES##* } is empty (0 bytes): an empty $1 would delete everything it sets up, so it is not applied; a failed copy or a full disk leaves such a file. To empty it on purpose, put one comment line in it" \
 		"copy the whole file into conf.d/${SOURCES##* } again; $TPATH was not changed"
 }
@@ -193,8 +195,8 @@ empty_refused() {
 # ours (or, without sources, the firmware's again); the status file is
 # left alone when it already says so, else validated again.
 keep_status() {
-	if [ -n "$CAPTURED" ] || [ -z "$SOURCES" ]; then
-		if [ -n "$SOURCES" ]; then
+	if filled "$CAPTURED" || blank "$SOURCES"; then
+		if filled "$SOURCES"; then
 			remember_written "$1" "$LIVE_HASH"
 		else
 			forget_written "$1"
@@ -223,22 +225,22 @@ hold_back() {
 	fi
 	hb_word=${HELD_WORD:-$W_HELD}
 	hb_reason=$HELD_REASON
-	[ -n "$HELD_WORD" ] || hb_reason="rolled back; the live file is an earlier generation"
+	filled "$HELD_WORD" || hb_reason="rolled back; the live file is an earlier generation"
 	fset "$1" status "$hb_word"
 	fset "$1" reason "$hb_reason"
 	fset "$1" todo "edit conf.d/$1 and save it to apply it again, or delete it to return to the firmware's file"
-	if [ -n "$CC_FILE" ]; then
+	if filled "$CC_FILE"; then
 		cp "$CC_FILE" "$WORK/$1.target"
 	else
 		: >"$WORK/$1.target"
 	fi
-	if [ -n "$LIVE_OK" ] && cmp -s "$WORK/$1.target" "$ROOT$TPATH"; then
+	if filled "$LIVE_OK" && cmp -s "$WORK/$1.target" "$ROOT$TPATH"; then
 		status_word "$1"
-		[ "$SW" != "$hb_word" ] || rp_drop "$1"
+		! eq "$SW" "$hb_word" || rp_drop "$1"
 		return 0
 	fi
 	hb_what="generation $CC_ID"
-	[ "$CC_ID" != 0 ] || hb_what="the firmware's own file"
+	! eq "$CC_ID" 0 || hb_what="the firmware's own file"
 	fset "$1" reason "$hb_reason; $hb_what is live again at this start"
 	md5 "$WORK/$1.target"
 	drop "$WHS" "$1"

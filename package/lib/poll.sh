@@ -21,10 +21,10 @@ DRIFT_WINDOW=600
 
 poll_interval() {
 	PI=${USERSCRIPT_POLL:-}
-	[ -n "$PI" ] || PI=$POLL_SET
-	if [ -z "$PI" ] && [ -f "$LIB/settings" ]; then
+	filled "$PI" || PI=$POLL_SET
+	if blank "$PI" && [ -f "$LIB/settings" ]; then
 		while read -r pi_k pi_v _; do
-			[ "$pi_k" = poll ] && PI=$pi_v
+			eq "$pi_k" poll && PI=$pi_v
 		done <"$LIB/settings"
 	fi
 	PI=${PI%s}
@@ -245,7 +245,7 @@ poll_pidfile() {
 # apply (a service between its stop and its start) is finished first.
 poll_term() {
 	STOPPING=yes
-	[ -n "${LOCKED:-}" ] && return 0
+	filled "${LOCKED:-}" && return 0
 	trap - TERM INT
 	NOW=
 	log INFO "poller stopped" pid="$$"
@@ -267,7 +267,7 @@ poll_apply() {
 # something else (DRIFTED), the rewrites within DRIFT_WINDOW; past
 # DRIFT_LIMIT the target is paused.
 note_drifts() {
-	[ -n "$DRIFTED" ] || return 0
+	filled "$DRIFTED" || return 0
 	nd_now=$(date +%s)
 	for nd_n in $DRIFTED; do
 		hv "$PAUSED" "$nd_n" && continue
@@ -299,7 +299,7 @@ paused_reason() {
 # unpause OLD NEW lifts the pause of every target whose sources' lines
 # differ between two listings of conf.d: the owner saved them again.
 unpause() {
-	[ -n "$PAUSED" ] || return 0
+	filled "$PAUSED" || return 0
 	for up_e in $PAUSED; do
 		up_n=${up_e%%:*}
 		[ "$(lines_of "$1" "$up_n")" = "$(lines_of "$2" "$up_n")" ] && continue
@@ -327,7 +327,7 @@ CAPTURED_KEEP=10
 # ours in conf.d/.captured/NAME.TIME, for the owner to look at: once a
 # distinct content, the newest CAPTURED_KEEP kept.
 capture_drift() {
-	[ -n "${CAPTURE:-}" ] || return 0
+	filled "${CAPTURE:-}" || return 0
 	hv "$PAUSED" "$1" && return 0
 	cd_dir=$CONF/.captured
 	if [ -L "$cd_dir" ] || { [ -e "$cd_dir" ] && ! [ -d "$cd_dir" ]; }; then
@@ -367,7 +367,7 @@ cmd_stop() {
 	poller_pid
 	rm -rf "$STATE/poll.pid.tmp"
 	{ echo stop >"$STATE/poll.pid.tmp" && put_file "$STATE/poll.pid.tmp" "$STATE/poll.pid"; } 2>/dev/null || rm -f "$STATE/poll.pid"
-	if [ -n "$PP" ] && is_ours "$PP"; then
+	if filled "$PP" && is_ours "$PP"; then
 		kill "$PP" 2>/dev/null
 		st_i=0
 		# An apply in the middle of a restart is let finish (up to 5
@@ -375,7 +375,7 @@ cmd_stop() {
 		while is_ours "$PP"; do
 			st_lock=
 			{ read -r st_lock <"$STATE/lock.d/pid"; } 2>/dev/null
-			if [ "$st_i" -ge 300 ] || { [ "$st_i" -ge 10 ] && [ "$st_lock" != "$PP" ]; }; then
+			if [ "$st_i" -ge 300 ] || { [ "$st_i" -ge 10 ] && ! eq "$st_lock" "$PP"; }; then
 				kill -9 "$PP" 2>/dev/null
 				break
 			fi

@@ -40,13 +40,13 @@ recover() {
 		esac
 	done
 	rc_again=
-	if [ -n "$rc_prev" ] && gen_read "$rc_prev" && [ "$G_NOTE" = "$INTERRUPTED" ] && [ "$G_CHANGED" = "$rc_changed" ]; then
+	if filled "$rc_prev" && gen_read "$rc_prev" && eq "$G_NOTE" "$INTERRUPTED" && eq "$G_CHANGED" "$rc_changed"; then
 		rc_again=yes
 		for rc_n in $rc_changed; do
 			hv "$rc_files" "$rc_n"
 			rc_h=$HV
 			hv "$G_FILES" "$rc_n"
-			[ "$HV" = "$rc_h" ] || rc_again=
+			eq "$HV" "$rc_h" || rc_again=
 		done
 	fi
 	gen_mark "$rc_id" rejected "$INTERRUPTED" "$rc_changed"
@@ -54,7 +54,7 @@ recover() {
 		RECOVERED="$RECOVERED $rc_n:$rc_id"
 		profile_target "$rc_n" || continue
 		[ "$TSVC" = - ] || in_list "$RESTART_ANYWAY" "$TSVC" || RESTART_ANYWAY="$RESTART_ANYWAY $TSVC"
-		if [ -n "$rc_again" ] && [ "$rc_kind" = apply ] && hv "$rc_files" "$rc_n"; then
+		if filled "$rc_again" && eq "$rc_kind" apply && hv "$rc_files" "$rc_n"; then
 			held_set "$rc_n" "$HV" "$W_REJECTED" "generations $rc_prev and $rc_id, the same change, were both interrupted before their services proved healthy: it is not tried again"
 		fi
 	done
@@ -69,11 +69,11 @@ undo() {
 	ud_h=
 	hv "$rc_files" "$1" && ud_h=$HV
 	if [ -f "$ud_live" ]; then
-		[ -n "$ud_h" ] || return 0
+		filled "$ud_h" || return 0
 		md5 "$ud_live"
-		[ "$MD5" = "$ud_h" ] || return 0
+		eq "$MD5" "$ud_h" || return 0
 	else
-		[ -z "$ud_h" ] || return 0
+		blank "$ud_h" || return 0
 	fi
 	hv "$rc_repl" "$1" || return 0
 	if [ "$HV" = - ]; then
@@ -86,7 +86,7 @@ undo() {
 	id_dir "$rc_id"
 	ud_prev=$ID_DIR/prev/$1
 	md5 "$ud_prev"
-	[ "$MD5" = "$HV" ] || {
+	eq "$MD5" "$HV" || {
 		log ERROR "recover: prev/$1 of generation $rc_id does not match its hash; left as it is" target="$1"
 		return 0
 	}
@@ -125,15 +125,15 @@ rollback_to() {
 	if [ "$1" = -1 ]; then
 		rt_cur=
 		for rt_i in $GENS; do rt_cur=$rt_i; done
-		if [ -z "$rt_cur" ]; then
+		if blank "$rt_cur"; then
 			echo "userscript: no generations yet: nothing to roll back to; init rollback 0 returns to the firmware's own files" >&2
 			return 1
 		fi
 		gen_read "$rt_cur"
-		[ "$G_KIND" = rollback ] && [ "$G_FROM" -gt 0 ] && rt_cur=$G_FROM
+		eq "$G_KIND" rollback && [ "$G_FROM" -gt 0 ] && rt_cur=$G_FROM
 		set -- 0
 		for rt_i in $GENS; do
-			[ "$rt_i" -lt "$rt_cur" ] && gen_read "$rt_i" && [ "$G_RESULT" = ok ] && set -- "$rt_i"
+			[ "$rt_i" -lt "$rt_cur" ] && gen_read "$rt_i" && eq "$G_RESULT" ok && set -- "$rt_i"
 		done
 		if [ "$1" = 0 ]; then
 			echo "userscript: no good generation before $rt_cur: nothing to roll back to; init rollback 0 returns to the firmware's own files" >&2
@@ -155,7 +155,7 @@ rollback_to() {
 	for rt_n in $TARGETS; do
 		rollback_item "$rt_n" "$1" "$rt_reason" || return 1
 	done
-	[ -n "$OUTS" ] || {
+	filled "$OUTS" || {
 		echo "nothing to change: the live files already are that generation"
 		return 0
 	}
@@ -168,12 +168,12 @@ rollback_item() {
 	profile_target "$1" || return 0
 	ri_live=$ROOT$TPATH
 	sources_of "$1"
-	[ -n "$SOURCES" ] || [ -f "$STATE/written/$1" ] || return 0
+	filled "$SOURCES" || [ -f "$STATE/written/$1" ] || return 0
 	if hv "$RB_FILES" "$1"; then
 		id_dir "$2"
 		ri_want=$ID_DIR/files/$1
 		md5 "$ri_want"
-		[ "$MD5" = "$HV" ] || {
+		eq "$MD5" "$HV" || {
 			echo "userscript: generation $2: files/$1: content does not match its hash; the history is damaged" >&2
 			return 1
 		}
@@ -196,7 +196,7 @@ rollback_item() {
 	# commits (hold_rolled_back), unless they give exactly what is
 	# rolled back to.
 	ri_fp=
-	if [ -n "$SOURCES" ] && plan_want "$1" && [ "$PW_HASH" != "$ri_wh" ]; then
+	if filled "$SOURCES" && plan_want "$1" && ! eq "$PW_HASH" "$ri_wh"; then
 		part firmware
 		fingerprint "$1"
 		ri_fp=$FP
@@ -210,9 +210,9 @@ rollback_item() {
 		md5 "$ri_live"
 		LIVE_HASH=$MD5
 		LHS="$LHS $1:$LIVE_HASH"
-		if [ "$LIVE_HASH" = "$ri_wh" ]; then
+		if eq "$LIVE_HASH" "$ri_wh"; then
 			# Live already: nothing to prove, held at once.
-			[ -z "$ri_fp" ] || held_set "$1" "$ri_fp" "$W_HELD" "$3"
+			blank "$ri_fp" || held_set "$1" "$ri_fp" "$W_HELD" "$3"
 			rp_drop "$1"
 			return 0
 		fi
@@ -247,7 +247,7 @@ cmd_history() {
 	for ch_i in $GENS; do
 		gen_read "$ch_i" || continue
 		ch_kind=$G_KIND
-		[ "$G_KIND" != rollback ] || ch_kind="rollback to $G_FROM"
+		! eq "$G_KIND" rollback || ch_kind="rollback to $G_FROM"
 		ch_t=${G_TIME%Z}
 		echo "$G_ID  ${ch_t%%T*} ${ch_t#*T}  $ch_kind  $G_RESULT  ${G_CHANGED:--}  ${G_RESTARTED:--}"
 	done

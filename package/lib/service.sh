@@ -111,7 +111,7 @@ restart_run() {
 	124) X_WHY="$rs_name: timed out after ${STIMEOUT}s" ;;
 	*) X_WHY="$rs_name exited $X_RC" ;;
 	esac
-	[ -z "$rs_tail" ] || X_WHY="$X_WHY: $rs_tail"
+	blank "$rs_tail" || X_WHY="$X_WHY: $rs_tail"
 	return 1
 }
 
@@ -554,7 +554,7 @@ prove() {
 	pv_i=0
 	while :; do
 		observe "$LHOSTS" "$LPORTS"
-		[ -n "$OB_SERVING" ] && renewed "$2" && break
+		filled "$OB_SERVING" && renewed "$2" && break
 		if [ "$pv_i" -ge "$STIMEOUT" ]; then
 			PROVE_WHY=$OB_WHY
 			return 1
@@ -565,7 +565,7 @@ prove() {
 	[ "$SSETTLE" -gt 0 ] || return 0
 	sleep "$SSETTLE"
 	observe "$LHOSTS" "$LPORTS"
-	[ -n "$OB_SERVING" ] && renewed "$2" && return 0
+	filled "$OB_SERVING" && renewed "$2" && return 0
 	PROVE_WHY="it started, but within $(go_dur "$SSETTLE"): $OB_WHY"
 	return 1
 }

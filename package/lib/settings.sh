@@ -258,7 +258,7 @@ toml_value() {
 			trim "$tv_e"
 			tv_e=${TR#[\"\']}
 			tv_e=${tv_e%[\"\']}
-			[ -z "$tv_e" ] || TV="$TV${TV:+,}$tv_e"
+			blank "$tv_e" || TV="$TV${TV:+,}$tv_e"
 		done
 		;;
 	*)

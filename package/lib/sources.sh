@@ -223,7 +223,7 @@ take_source() {
 		REASON="conf.d/$1 is larger than 1 MiB ($LS_SIZE bytes)"
 		return 1
 	fi
-	if [ "$LS_LINKS" != 1 ]; then
+	if ! eq "$LS_LINKS" 1; then
 		REASON="conf.d/$1: has other hard links; userscript does not read files that are also elsewhere: save it as a plain copy"
 		TODO="save conf.d/$1 as a plain copy (not a hard link of another file)"
 		return 1
@@ -232,7 +232,7 @@ take_source() {
 	if ln -- "$ts_f" "$ts_l" 2>/dev/null; then
 		ls_fields "$ts_l"
 		case $LS_MODE in
-		-*) [ "$LS_LINKS" = 2 ] && ! too_big "$LS_SIZE" ;;
+		-*) eq "$LS_LINKS" 2 && ! too_big "$LS_SIZE" ;;
 		*) false ;;
 		esac || {
 			rm -f "$ts_l"
@@ -253,7 +253,8 @@ take_source() {
 		return 1
 	fi
 	# It may have been swapped for a link or a big file while it was read.
-	if [ -L "$ts_f" ] || too_big "$(file_size "$2.raw")"; then
+	size_of "$2.raw"
+	if [ -L "$ts_f" ] || too_big "$FSIZE"; then
 		REASON="conf.d/$1 changed while it was read"
 		TODO="save it again"
 		return 1
@@ -323,7 +324,7 @@ base_ok() {
 # missing live file is an empty base.
 set_base() {
 	rm -rf "$STATE/base/$1.tmp"
-	if [ -n "$LIVE_OK" ]; then
+	if filled "$LIVE_OK"; then
 		cat "$2" >"$STATE/base/$1.tmp" || return 1
 	else
 		: >"$STATE/base/$1.tmp" || return 1
@@ -363,21 +364,21 @@ compose() {
 	if [ -f "$WORK/$1.merge.n" ]; then
 		CO_FILE=$1.merge
 		# .merge fragments, where this package has the sh merge.
-		[ -n "${MERGE_SH:-}" ] || ! [ -f "$ENGINE_DIR/merge.sh" ] || {
+		filled "${MERGE_SH:-}" || ! [ -f "$ENGINE_DIR/merge.sh" ] || {
 			part merge
 			MERGE_SH=yes
 		}
-		if [ -z "${MERGE_SH:-}" ]; then
+		if blank "${MERGE_SH:-}"; then
 			REASON="conf.d/$1.merge: not supported on this device — render it on a PC"
 			TODO="render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1) and put the result here as $1"
 			return 1
 		fi
 		# lib/merge.sh: merge_format, merge_unsupported, merge_file.
 		co_fmt=$(merge_format "$1")
-		if [ -z "$co_fmt" ]; then
+		if blank "$co_fmt"; then
 			REASON=
 			merge_unsupported "$1" "$PROFILE"
-			[ -n "$REASON" ] || REASON="conf.d/$1.merge: $1 cannot be merged on this device"
+			filled "$REASON" || REASON="conf.d/$1.merge: $1 cannot be merged on this device"
 			TODO="put the whole file in conf.d/$1, or render the merge with userscript on a PC (userscript render --profile $PROFILE --base $1.from-nas $1.merge > $1)"
 			return 1
 		fi
@@ -400,9 +401,12 @@ compose() {
 
 # ends_with FILE TAIL is true when FILE's last bytes are TAIL's content.
 ends_with() {
-	ew_n=$(file_size "$2")
-	case $ew_n in '' | *[!0-9]*) return 1 ;; esac
-	[ "$ew_n" -gt 0 ] || return 0
-	[ "$(file_size "$1")" -ge "$ew_n" ] 2>/dev/null || return 1
+	size_of "$2"
+	ew_n=$FSIZE
+	num "$ew_n" || return 1
+	case $ew_n in 0) return 0 ;; esac
+	size_of "$1"
+	num "$FSIZE" || return 1
+	case $((FSIZE >= ew_n)) in 1) ;; *) return 1 ;; esac
 	tail -c "$ew_n" "$1" | cmp -s - "$2"
 }

@@ -34,16 +34,25 @@ written_has() { # NAME MD5
 	return 1
 }
 
-# set_written NAME LINE... writes state/written/NAME (aside, then renamed).
+# set_written NAME LINE... writes state/written/NAME (aside, then renamed)
+# and keeps what it wrote for written_lines: read back, it would cost two
+# `[` (the file is touched) and on BusyBox 1.00 each is a process.
 set_written() {
 	sw_f=$STATE/written/$1
+	sw_n=$1
 	shift
 	rm -rf "$sw_f.tmp"
 	WL_CACHED=
 	case $# in
 	1) echo "$1" ;;
 	*) echo "$1$NL$2" ;;
-	esac >"$sw_f.tmp" && put_file "$sw_f.tmp" "$sw_f"
+	esac >"$sw_f.tmp" && put_file "$sw_f.tmp" "$sw_f" || return 1
+	enc "$sw_n" || return 0
+	case $# in
+	1) eval "WL_$EN=\$1" ;;
+	*) eval "WL_$EN=\"\$1 \$2\"" ;;
+	esac
+	WL_CACHED="WL_$EN"
 }
 
 # remember_written NAME MD5 makes state/written/NAME the one line MD5.

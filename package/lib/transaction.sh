@@ -70,7 +70,7 @@ journal() {
 		return 0
 		;;
 	esac
-	[ -n "$OUTS" ] || return 0
+	filled "$OUTS" || return 0
 	need_work || return 1
 	gen_next
 	TX_ID=$G_ID
@@ -89,7 +89,7 @@ journal() {
 		else
 			written_lines "$jn_n"
 			# shellcheck disable=SC2015 # C when A or B fails, on purpose
-			[ -n "$WL" ] && plain "$ROOT$TPATH" || continue
+			filled "$WL" && plain "$ROOT$TPATH" || continue
 			jn_f=$ROOT$TPATH
 			if ! hv "$LHS" "$jn_n"; then
 				h_of "$jn_f"
@@ -98,7 +98,8 @@ journal() {
 			fi
 			[ "$HV" = "${WL%% *}" ] || continue
 		fi
-		echo "$jn_n $TPATH $HV $(file_size "$jn_f") $jn_f" >>"$WORK/gen.files"
+		size_of "$jn_f"
+		echo "$jn_n $TPATH $HV $FSIZE $jn_f" >>"$WORK/gen.files"
 	done
 	mkdir -p "$STATE/gen" && gen_begin
 }

@@ -33,7 +33,7 @@ tune_load() {
 			;;
 		F*) tl_f=${tl_l#F} ;;
 		V*)
-			[ -z "$tl_k" ] || echo "$tl_k$TAB$tl_f$TAB${tl_l#V}"
+			blank "$tl_k" || echo "$tl_k$TAB$tl_f$TAB${tl_l#V}"
 			tl_k=
 			;;
 		esac
@@ -49,7 +49,7 @@ tune_save() {
 			echo "{"
 			tsv_sep=
 			while IFS="$TAB" read -r tsv_p tsv_f tsv_v; do
-				[ -z "$tsv_sep" ] || echo "  },"
+				blank "$tsv_sep" || echo "  },"
 				tsv_sep=yes
 				json_esc "$tsv_p"
 				echo "  \"$JE\": {"
@@ -80,13 +80,13 @@ prev_add() {
 	while IFS= read -r pa_l; do
 		# BusyBox's test compares strings with < (byte order, like Go's sort).
 		# shellcheck disable=SC3012
-		if [ -z "$pa_done" ] && [ "$1" \< "${pa_l%%"$TAB"*}" ]; then
+		if blank "$pa_done" && [ "$1" \< "${pa_l%%"$TAB"*}" ]; then
 			echo "$pa_new"
 			pa_done=yes
 		fi
 		echo "$pa_l"
 	done <"$WORK/tu.prev" >"$WORK/tu.prev.new"
-	[ -n "$pa_done" ] || echo "$pa_new" >>"$WORK/tu.prev.new"
+	filled "$pa_done" || echo "$pa_new" >>"$WORK/tu.prev.new"
 	mv -f "$WORK/tu.prev.new" "$WORK/tu.prev"
 }
 
@@ -161,7 +161,7 @@ json_esc() {
 	esac
 	JE=
 	je_r=$1
-	while [ -n "$je_r" ]; do
+	while filled "$je_r"; do
 		je_c=${je_r%"${je_r#?}"}
 		je_r=${je_r#?}
 		case $je_c in
@@ -191,7 +191,7 @@ json_esc_other() {
 		*"$je_c"*)
 			jo_p=${JC%%"$je_c"*}
 			jo_h=$JCH
-			while [ -n "$jo_p" ]; do
+			while filled "$jo_p"; do
 				jo_p=${jo_p#?}
 				jo_h=${jo_h#??}
 			done
@@ -214,7 +214,7 @@ json_unesc() {
 	esac
 	JU=
 	ju_r=$1
-	while [ -n "$ju_r" ]; do
+	while filled "$ju_r"; do
 		ju_c=${ju_r%"${ju_r#?}"}
 		ju_r=${ju_r#?}
 		if [ "$ju_c" != \\ ]; then
@@ -258,7 +258,7 @@ json_unesc_ctl() {
 	juc_x=${juc_x%"${juc_x#??}"}
 	juc_h=$JCH
 	juc_c=$JC
-	while [ -n "$juc_h" ]; do
+	while filled "$juc_h"; do
 		case $juc_h in
 		"$juc_x"*)
 			JU=$JU${juc_c%"${juc_c#?}"}

@@ -51,7 +51,7 @@ tune_active() {
 # VALUE" a line) and starts its report. FILE.add and FILE.merge are refused.
 tune_source() {
 	sources_of "$1"
-	[ -n "$SOURCES" ] || return 0
+	filled "$SOURCES" || return 0
 	tsr_sn=${1%.conf}
 	case " $SOURCES " in
 	*" $1 "*) ;;
@@ -107,7 +107,7 @@ parse_sysctl() {
 	ps_key=$TR
 	trim "${2#*=}"
 	ps_val=$TR
-	if [ -z "$ps_key" ]; then
+	if blank "$ps_key"; then
 		tune_bad sysctl.conf "$1" "expected key = value"
 		return 0
 	fi
@@ -156,7 +156,7 @@ parse_tuning() {
 	# shellcheck disable=SC2086 # split KIND and KEY on blanks on purpose
 	set -- "$1" ${pt_l%%=*}
 	set +f
-	if [ -z "$pt_eq" ] || [ $# -ne 3 ] || [ -z "$pt_val" ]; then
+	if blank "$pt_eq" || [ $# -ne 3 ] || blank "$pt_val"; then
 		tune_bad tuning.conf "$1" "expected KIND KEY = VALUE, e.g. txqueuelen eth0 = 10000"
 		return 0
 	fi
@@ -193,7 +193,7 @@ parse_tuning() {
 		;;
 	cpufreq)
 		case $3 in */*/*) pt_ok= ;; *) pt_ok=yes ;; esac
-		if ! check_key "$3" || [ -z "$pt_ok" ]; then
+		if ! check_key "$3" || blank "$pt_ok"; then
 			goquote "$3"
 			tune_bad tuning.conf "$1" "cpufreq key $GQ: use governor, min_freq, max_freq, scaling_* or GOVERNOR/TUNABLE"
 			return 0
@@ -233,7 +233,7 @@ check_key() {
 	*//* | */) ck_dirty=yes ;;
 	esac
 	ck_dots=
-	if [ -z "$ck_dirty" ]; then
+	if blank "$ck_dirty"; then
 		ck_up=yes
 		set -f
 		ck_ifs=$IFS
@@ -250,17 +250,17 @@ check_key() {
 				;;
 			..)
 				ck_dots=yes
-				[ -n "$ck_up" ] || ck_dirty=yes
+				filled "$ck_up" || ck_dirty=yes
 				;;
 			*) ck_up= ;;
 			esac
 		done
 	fi
-	if [ -n "$ck_dirty" ]; then
+	if filled "$ck_dirty"; then
 		CKERR="$ck_q is not a clean relative path"
 		return 1
 	fi
-	if [ -n "$ck_dots" ]; then
+	if filled "$ck_dots"; then
 		CKERR="$ck_q climbs out with .."
 		return 1
 	fi
@@ -299,7 +299,7 @@ goquote() {
 	esac
 	GQ=
 	gq_r=$1
-	while [ -n "$gq_r" ]; do
+	while filled "$gq_r"; do
 		gq_c=${gq_r%"${gq_r#?}"}
 		gq_r=${gq_r#?}
 		case $gq_c in

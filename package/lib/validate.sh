@@ -81,9 +81,9 @@ validate_testparm() {
 		vt_line=$(grep -n '^[[:space:]]*\[[^]]*$' "$2" | head -n 1)
 		vt_line=${vt_line%%:*}
 		vt_dir=$(sed -n 's/.*ERROR: \([A-Za-z]* directory [^ ]* does not exist\).*/\1/p' "$WORK/$1.vout" | head -n 1)
-		if [ -n "$vt_line" ]; then
+		if filled "$vt_line"; then
 			vt_reason="line $vt_line: section header without a closing ] (testparm -s: $vt_last)"
-		elif [ -n "$vt_dir" ]; then
+		elif filled "$vt_dir"; then
 			# Not the file's fault: this host lacks Samba's folders (the Go
 			# engine says the same).
 			fset "$1" status "$W_NOT_VALIDATED"
@@ -96,7 +96,7 @@ validate_testparm() {
 		return 1
 	fi
 	rp_get "$1"
-	if [ -n "$STRICT" ] && case $NL$RPV in *"${NL}warning "*) true ;; *) false ;; esac; then
+	if filled "$STRICT" && case $NL$RPV in *"${NL}warning "*) true ;; *) false ;; esac; then
 		refuse "$1" "$FIRST" "testparm -s warns about it and strict = true in userscript.toml" "fix the lines the warnings name, or set strict = false"
 		return 1
 	fi
@@ -126,21 +126,21 @@ testparm_warnings() {
 		tw_p=${tw_w#*\"}
 		tw_p=${tw_p%%\"*}
 		tw_line=
-		if [ -n "$tw_p" ] && [ "$tw_p" != "$tw_w" ]; then
+		if filled "$tw_p" && ! eq "$tw_p" "$tw_w"; then
 			# grep -i -F is case-sensitive up to BusyBox 1.10: both sides
 			# are lowered instead.
 			[ -f "$WORK/$1.lower" ] || lower <"$2" >"$WORK/$1.lower"
 			tw_line=$(grep -n -F -e "$(echo "$tw_p" | lower)" "$WORK/$1.lower" | head -n 1)
 			tw_line=${tw_line%%:*}
 		fi
-		if [ -z "$tw_line" ]; then
+		if blank "$tw_line"; then
 			# Not a line of ours: never echo another file.
 			tw_inc=yes
 			continue
 		fi
 		fset "$1" warning "line $tw_line: $tw_w"
 	done <"$WORK/$1.warn"
-	[ -z "$tw_inc" ] ||
+	blank "$tw_inc" ||
 		fset "$1" warning "an included file sets unknown or deprecated parameters (not shown: the file is not yours to read here)"
 }
 
@@ -161,12 +161,12 @@ validate_proftpd() {
 		vp_file=${vp_at#* }
 		vp_file=${vp_file#\'}
 		vp_file=${vp_file%\'}
-		if [ -n "$vp_at" ] && [ "$vp_file" = "$2" ]; then
+		if filled "$vp_at" && [ "$vp_file" = "$2" ]; then
 			vp_reason=$(sed -n 's/.*fatal: \(.*\) on line \([0-9][0-9]*\) of .*/line \2: \1/p' "$WORK/$1.vout" | head -n 1)
-		elif [ -n "$vp_at" ]; then
+		elif filled "$vp_at"; then
 			vp_reason="the included file $vp_file has an error on its line ${vp_at%% *} (not shown); fix or remove the Include"
 		fi
-		[ -n "$vp_reason" ] || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
+		filled "$vp_reason" || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
 		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
 		return 1
 	fi
@@ -180,7 +180,7 @@ validate_proftpd() {
 validate_exports() {
 	if ! grep -q '\\$' "$2"; then
 		ve_bad=$(grep -n -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' -e '^[[:space:]]*/' -e '^[[:space:]]*"/' "$2" | head -n 1)
-		if [ -n "$ve_bad" ]; then
+		if filled "$ve_bad"; then
 			refuse "$1" "$FIRST" "line ${ve_bad%%:*}: an export must start with an absolute path" \
 				"fix conf.d/$FIRST and save it again; the live file was not changed"
 			return 1
