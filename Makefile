@@ -24,7 +24,7 @@ DIST ?= dist
 TARGETS ?= $(sort $(patsubst build/%/vars,%,$(wildcard build/*/vars)))
 SHELL_SCRIPTS := package/init $(wildcard package/lib/*.sh) package/dsm/installer $(wildcard scripts/*.sh) $(wildcard bench/*.sh) \
 	internal/vm/image.sh internal/vm/fw/boot.sh internal/vm/fw/rc internal/vm/fw/rc.shutdown $(wildcard internal/vm/fw/rc.d/*.sh)
-GOTEST_FLAGS ?= -timeout 25m
+GOTEST_FLAGS ?= -timeout 45m
 # Fuzz hook: FUZZ lists PACKAGE:FuzzName pairs, each run for FUZZTIME,
 # e.g. make test FUZZ="./internal/source:FuzzNormalise". FUZZTIME is a
 # count of inputs, not a time: Go 1.26 can fail a fuzz run whose time
@@ -40,7 +40,7 @@ CLI_TARGETS ?= windows/amd64 darwin/arm64 darwin/amd64 linux/amd64
 # Debian packages the tests use (make deps; .ci/run).
 DEBIAN_PACKAGES := make git ca-certificates \
 	samba smbclient proftpd-core nfs-kernel-server \
-	busybox qemu-user shellcheck lftp util-linux mount hdparm \
+	busybox qemu-user qemu-user-static shellcheck lftp util-linux mount hdparm \
 	ansible-core ansible-lint chromium iproute2
 # What make vmtest needs besides them (make vmdeps): the machines boot
 # under qemu-system-x86_64 (TCG), their image is built by mmdebstrap.

@@ -15,11 +15,16 @@ import (
 // OldBusyBoxTags are the old BusyBox builds the sh engine is tested
 // under, besides Debian's: 2005-2007 releases, as on the firmware of the
 // devices it is for. USERSCRIPT_BUSYBOX_OLD_TAGS (space-separated) may
-// name fewer, for a machine that runs them emulated (scripts/busybox-old.sh).
+// name fewer, for a machine that runs them emulated (scripts/busybox-old.sh);
+// "none" names none (a quick run while working).
 var OldBusyBoxTags = oldTags()
 
 func oldTags() []string {
-	if tags := strings.Fields(os.Getenv("USERSCRIPT_BUSYBOX_OLD_TAGS")); len(tags) > 0 {
+	tags := strings.Fields(os.Getenv("USERSCRIPT_BUSYBOX_OLD_TAGS"))
+	if len(tags) == 1 && tags[0] == "none" {
+		return nil
+	}
+	if len(tags) > 0 {
 		return tags
 	}
 	return []string{"1_00", "1_2_0", "1_7_2"}

@@ -12,9 +12,14 @@ import (
 	"github.com/nas-userscript/userscript/internal/systest"
 )
 
-// eachBusyBox runs f for every BusyBox of the matrix, in parallel; a
+// eachBusyBox runs f for every BusyBox of the matrix, in parallel (and
+// in parallel with the package's other tests: an old BusyBox run
+// emulated takes a minute, and the Debian one beside it seconds); a
 // missing one is a visible skip (a failure under CI=true).
-func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) { firmsim.EachBusyBox(t, f) }
+func eachBusyBox(t *testing.T, f func(t *testing.T, bb string)) {
+	t.Parallel()
+	firmsim.EachBusyBox(t, f)
+}
 
 // Defect 8: `grep -i -F` is case-sensitive in BusyBox up to 1.10. A
 // validator warning that names a parameter in other case than the

@@ -17,6 +17,7 @@ import (
 // continuation lines, the longest path winning and paths with %
 // skipped. Under every BusyBox of the matrix.
 func TestDoctorShareAgrees(t *testing.T) {
+	t.Parallel()
 	needTool(t, "busybox")
 	if goBuildErr != nil {
 		t.Fatal(goBuildErr)

@@ -137,6 +137,7 @@ func shWorldWith(t *testing.T, bb string) *World {
 // BusyBox of the matrix: before 1.2 a `[` or an echo would be a process
 // of its own.
 func TestShIdlePollAppliesNothing(t *testing.T) {
+	t.Parallel()
 	bbs, missing := firmsim.BusyBoxes()
 	for _, bb := range bbs {
 		t.Run(bb.Tag, func(t *testing.T) {
