@@ -171,6 +171,9 @@ func (e *Engine) report(it *Item) *status.Report {
 		if s.Encoding != "" {
 			r.Notes = append(r.Notes, source.EncodingNote(s.File, s.Encoding))
 		}
+		if note := e.Writing[s.File]; note != "" {
+			r.Notes = append(r.Notes, note)
+		}
 	}
 	if note := e.recovered[it.Target.Name]; note != "" {
 		r.Notes = append(r.Notes, note)

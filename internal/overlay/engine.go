@@ -31,6 +31,10 @@ type Engine struct {
 	Paused map[string]string
 	// Notes go into every status file (a mistake in userscript.toml).
 	Notes []string
+	// Writing holds, by source file, a note for the status of its
+	// target: the watcher applies it while a process still has it open
+	// for writing (it waited long enough).
+	Writing map[string]string
 	// CountStart makes the next Apply count as a start (see Apply).
 	CountStart bool
 	// Check validates a staged candidate; nil means validate.Check.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nas-userscript/userscript/internal/firmsim"
 	"github.com/nas-userscript/userscript/internal/systest"
+	"github.com/nas-userscript/userscript/internal/watch"
 )
 
 // counting makes every applet of w's PATH a wrapper that appends its name
@@ -94,10 +95,10 @@ func startPoller(t *testing.T, w *World) { startPollerEvery(t, w, 2) }
 
 // startPollerEvery runs the sh engine's poll loop in w, polling every
 // secs seconds, and stops it when the test ends.
-func startPollerEvery(t *testing.T, w *World, secs int) {
+func startPollerEvery(t *testing.T, w *World, secs int, env ...string) {
 	t.Helper()
 	cmd := exec.Command(w.Shell, filepath.Join(w.App, "lib", "engine.sh"), "poll")
-	cmd.Env = append(w.Env(), fmt.Sprintf("USERSCRIPT_POLL=%d", secs))
+	cmd.Env = append(append(w.Env(), fmt.Sprintf("USERSCRIPT_POLL=%d", secs)), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -256,4 +257,43 @@ func TestShOpenForWritingNotApplied(t *testing.T) {
 	if got := w.restarts(); len(got) != 1 {
 		t.Errorf("restarts %q, want one", got)
 	}
+}
+
+// Defect 9's bound: a file that stays open for writing is applied once
+// the poller waited USERSCRIPT_WRITING_MAX seconds (10 minutes on a NAS),
+// and its status says so, in the Go watcher's words (this world has no
+// testparm: the status word is NOT VALIDATED).
+func TestShOpenForWritingTooLongSaysSo(t *testing.T) {
+	eachBusyBox(t, func(t *testing.T, bb string) {
+		w := shWorldWith(t, bb)
+		if err := os.Symlink("/proc", filepath.Join(w.Root, "proc")); err != nil {
+			t.Fatal(err)
+		}
+		count := counting(t, w)
+		startPollerEvery(t, w, 2, "USERSCRIPT_WRITING_MAX=5")
+		waitFor(t, "the poller's first poll", func() bool { return strings.Contains(strings.Join(execs(count), " "), pollSleep) })
+		src := filepath.Join(w.App, "conf.d", "smb.conf")
+		body := "[global]\n\tworkgroup = NEVERCLOSED\n"
+		f, err := os.OpenFile(src, os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.WriteString(body)
+		live := filepath.Join(w.Root, "system/hddapp/etc/samba/smb.conf")
+		logf := filepath.Join(w.App, "state", "log")
+		waitFor(t, "the poller waiting for the copy", func() bool { b, _ := os.ReadFile(logf); return strings.Contains(string(b), "open for writing") })
+		if b, _ := os.ReadFile(live); string(b) == body {
+			t.Errorf("applied at once, while open for writing")
+		}
+		waitFor(t, "the file applied after the bound", func() bool { b, _ := os.ReadFile(live); return string(b) == body })
+		want := "note: " + watch.WritingNote("smb.conf", 5*time.Second)
+		waitFor(t, "its status", func() bool { b, _ := os.ReadFile(src + ".status"); return strings.Contains(string(b), "\nnote: ") })
+		if st, _ := os.ReadFile(src + ".status"); !strings.Contains(string(st), "generation: 1") || !strings.Contains(string(st), want) {
+			t.Errorf("status does not say generation 1 is live with %q:\n%s", want, st)
+		}
+		if b, _ := os.ReadFile(logf); !strings.Contains(string(b), "still open for writing") {
+			t.Errorf("no warning in state/log:\n%s", b)
+		}
+	})
 }

@@ -37,6 +37,9 @@ type Watcher struct {
 	// runs before the apply that follows an edit of the file (a target
 	// added there is applied without a restart of the daemon).
 	Reload func() error
+	// WritingMax bounds the wait for a file of conf.d a process keeps
+	// open for writing (0: the package's WritingMax).
+	WritingMax time.Duration
 
 	fsw    *fsnotify.Watcher
 	drifts map[string][]time.Time

@@ -41,6 +41,8 @@ type nas struct {
 	reload func() error
 	// logs holds what the watcher logged.
 	logs lockedBuffer
+	// writingMax, when set, is the watcher's WritingMax.
+	writingMax time.Duration
 }
 
 // lockedBuffer is a bytes.Buffer the watcher's goroutine writes and a
@@ -85,7 +87,7 @@ func newNAS(t *testing.T) *nas {
 func (n *nas) start(q Quiet) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan error, 1)
-	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(&n.logs, nil)), Lock: n.lock, Reload: n.reload,
+	w := &Watcher{Engine: n.eng, Quiet: q, Log: slog.New(slog.NewTextHandler(&n.logs, nil)), Lock: n.lock, Reload: n.reload, WritingMax: n.writingMax,
 		Applied: func(res *overlay.Result, err error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
@@ -489,4 +491,31 @@ func TestOpenForWritingWaits(t *testing.T) {
 	f.WriteString(" and the rest\n")
 	f.Close()
 	n.waitLive("half and the rest\n")
+}
+
+// A file that stays open for writing past the bound is applied as it is
+// then, and its status says so: the owner learns why a half file may be
+// live (issue 21, defect 9).
+func TestOpenForWritingTooLongSaysSo(t *testing.T) {
+	n := newNAS(t)
+	if err := os.Symlink("/proc", filepath.Join(n.root, "proc")); err != nil {
+		t.Fatal(err)
+	}
+	n.writingMax = 2 * time.Second
+	n.start(Quiet{Min: 50 * time.Millisecond, Max: time.Second})
+	f, err := os.OpenFile(n.conf("a.conf"), os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("never closed\n")
+	n.waitLive("never closed\n")
+	st, _ := os.ReadFile(n.conf("a.conf.status"))
+	want := "note: conf.d/a.conf was still open for writing after 2s (a copy that never ended?): applied as it was then; if it is not whole, copy it again"
+	if !strings.Contains(string(st), want) {
+		t.Errorf("status lacks %q:\n%s", want, st)
+	}
+	if !strings.Contains(n.logs.String(), "still open for writing") {
+		t.Errorf("no warning logged:\n%s", n.logs.String())
+	}
 }

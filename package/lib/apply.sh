@@ -141,7 +141,24 @@ fset_lines() {
 notes_for() {
 	fset_lines "$1" note "$SET_NOTES"
 	hv "$RECOVERED" "$1" && fset "$1" note "generation $HV was interrupted before its services proved healthy (a crash, a stop or a power cut): it was undone, and this start applied conf.d again"
+	filled "${WRITING:-}" || return 0
+	for nf_s in $SOURCES; do
+		case "$WRITING " in *" $nf_s "*)
+			fset "$1" note "conf.d/$nf_s was still open for writing after $(writing_after) (a copy that never ended?): applied as it was then; if it is not whole, copy it again"
+			;;
+		esac
+	done
 	return 0
+}
+
+# writing_after prints how long the poller waits for a file open for
+# writing, as the Go engine says it.
+writing_after() {
+	case $((WRITING_MAX % 60)):$WRITING_MAX in
+	0:60) echo "1 minute" ;;
+	0:*) echo "$((WRITING_MAX / 60)) minutes" ;;
+	*) go_dur "$WRITING_MAX" ;;
+	esac
 }
 
 # add_out NAME puts NAME into the transaction, with a copy of its live file.

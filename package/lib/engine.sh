@@ -29,7 +29,9 @@
 #
 # Environment: USERSCRIPT_ROOT (device root, default /), USERSCRIPT_APP
 # (app dir, default the folder above lib/), USERSCRIPT_POLL (seconds
-# between polls; else poll_interval in userscript.toml, else lib/settings).
+# between polls; else poll_interval in userscript.toml, else lib/settings),
+# USERSCRIPT_WRITING_MAX (seconds the poller waits for a conf.d file open
+# for writing, default 600).
 #
 # It runs under BusyBox 1.00-1.8 ash and uses only sh built-ins and the
 # applets cat cp mv rm mkdir ln ls cmp grep sed sleep date kill ps find

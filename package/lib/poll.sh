@@ -77,6 +77,8 @@ cmd_poll() {
 	profile_load
 	settings_load
 	poll_interval
+	WRITING_MAX=${USERSCRIPT_WRITING_MAX:-600}
+	case $WRITING_MAX in '' | *[!0-9]* | 0) WRITING_MAX=600 ;; esac
 	# init writes our pid to state/poll.pid as soon as it has started us;
 	# when run by hand, we write it. Whoever finds another pid there later
 	# exits, so there is never more than one poller.
@@ -185,30 +187,44 @@ poll_settle() {
 # writing: a copy in progress (smbd keeps the file open until the copy
 # ends, and over Wi-Fi a piece may come seconds late). One ls of the
 # processes' fd folders, only when conf.d changed; an fd link's mode says
-# how the file is open (l-wx, lrwx: for writing).
+# how the file is open (l-wx, lrwx: for writing). Past WRITING_MAX
+# seconds of waiting it is false: the apply goes on, and WRITING names
+# the files still open (their statuses say so: notes_for).
 writing_conf() {
+	WRITING=
 	wc_out=$(ls -l "$ROOT"/proc/[0-9]*/fd/ 2>/dev/null)
-	case $wc_out in *" -> $CONF/"*) ;; *) return 1 ;; esac
+	case $wc_out in *" -> $CONF/"*) writing_names ;; esac
+	case $WRITING in '')
+		WRITING_SINCE=
+		return 1
+		;;
+	esac
+	wc_now=$(date +%s)
+	case ${WRITING_SINCE:-} in '')
+		WRITING_SINCE=$wc_now
+		log INFO "waiting: a file of conf.d is open for writing (a copy in progress)" file="conf.d/${WRITING# }"
+		;;
+	esac
+	case $((wc_now - WRITING_SINCE < WRITING_MAX)) in 1) return 0 ;; esac
+	log WARN "conf.d is still open for writing; applying it all the same" files="${WRITING# }" after="$(go_dur "$WRITING_MAX")"
+	return 1
+}
+
+# writing_names sets WRITING to the files of conf.d open for writing in
+# the ls -l lines wc_out, each once; a name with other characters than
+# letters, digits and . _ - is kept as "?" (it is waited for, never used).
+writing_names() {
 	set -f
 	wc_ifs=$IFS
 	IFS=$NL
 	for wc_l in $wc_out; do
-		case $wc_l in l?w*" -> $CONF/"*)
-			IFS=$wc_ifs
-			set +f
-			case ${WRITING_LOGGED:-} in '')
-				WRITING_LOGGED=yes
-				log INFO "waiting: a file of conf.d is open for writing (a copy in progress)" file="conf.d/${wc_l##*" -> $CONF/"}"
-				;;
-			esac
-			return 0
-			;;
-		esac
+		case $wc_l in l?w*" -> $CONF/"*) ;; *) continue ;; esac
+		wc_n=${wc_l##*" -> $CONF/"}
+		case $wc_n in *[!A-Za-z0-9._-]*) wc_n="?" ;; esac
+		case "$WRITING " in *" $wc_n "*) ;; *) WRITING="$WRITING $wc_n" ;; esac
 	done
 	IFS=$wc_ifs
 	set +f
-	WRITING_LOGGED=
-	return 1
 }
 
 # poll_continue is false once the poller must stop: init stop wrote
@@ -260,6 +276,7 @@ poll_apply() {
 	LOG_CHECKED=
 	cmd_apply >/dev/null 2>&1
 	case $? in 75) return 1 ;; esac
+	WRITING=
 	return 0
 }
 
