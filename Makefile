@@ -47,7 +47,9 @@ DEBIAN_PACKAGES := make git ca-certificates \
 VM_PACKAGES := qemu-system-x86 mmdebstrap e2fsprogs smbclient
 # Power cuts a box in make vmtest (bench/powercut.sh runs more).
 VM_CUTS ?= 20
-# A TCG boot takes 1-3 min on a busy 2-core machine: a cut about 5.
+# Machines running at once: the two power-cut loops, mostly waiting on
+# the engines, and the other tests one after another beside them.
+VM_PARALLEL ?= 3
 VM_TIMEOUT ?= 8h
 # The old BusyBox builds (static i386) the sh engine is tested under
 # (make deps makes them run: scripts/busybox-old.sh).
@@ -129,7 +131,7 @@ vmdeps:
 # The image is cached outside the repository (internal/vm/image.sh); the
 # tests fail, never skip, when a tool is missing under CI=true.
 vmtest: vmdeps
-	USERSCRIPT_VMTEST=1 USERSCRIPT_VM_CUTS=$(VM_CUTS) $(GO) test -count=1 -timeout $(VM_TIMEOUT) -v ./internal/vm/
+	USERSCRIPT_VMTEST=1 USERSCRIPT_VM_CUTS=$(VM_CUTS) $(GO) test -count=1 -timeout $(VM_TIMEOUT) -parallel $(VM_PARALLEL) -v ./internal/vm/
 
 clean:
 	rm -rf bin dist .demo $(SKIPS)

@@ -28,6 +28,12 @@ const (
 	// DataOptions are the data disk's mount options: ext3 as on the
 	// device, journal in ordered mode (the 2.6.15 default).
 	DataOptions = "data=ordered"
+	// FwSettings is the owner's userscript.toml on the firmware box: a
+	// poll every 2 s instead of 5, and 30 s instead of 60 for Samba to
+	// prove healthy: a config smbd cannot serve with waits that long
+	// before it is rolled back, a good one proves healthy well within
+	// it. Both shorten what the tests wait for.
+	FwSettings = "poll_interval = \"2s\"\n\n[services.samba]\ntimeout = \"30s\"\n"
 )
 
 // A FirmwareBox is the IB-NAS4220-B path: Debian's kernel, the
@@ -86,6 +92,9 @@ func NewFirmwareBox(dir string, img *Image, busybox, pkg string) (*FirmwareBox, 
 	}
 	if _, err := os.Stat(filepath.Join(apps, "userscript", "init")); err != nil {
 		return nil, fmt.Errorf("%s: no userscript/init in it", pkg)
+	}
+	if err := os.WriteFile(filepath.Join(apps, "userscript", "userscript.toml"), []byte(FwSettings), 0o644); err != nil {
+		return nil, err
 	}
 	return b, MakeDisk(b.Data, "ext3", 128, data, "ide1")
 }

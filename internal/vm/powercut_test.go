@@ -134,6 +134,7 @@ func learn(t *testing.T, ctx context.Context, b *cutBox, c *cutCounts) *state {
 		t.Fatalf("%s: the bad %s was not REJECTED: %s", b.name, b.bad[0], seen)
 	}
 	c.rejectWin = time.Since(t0)
+	t.Logf("%s: the rejection in state/log:%s", b.name, logTail(ctx, b))
 	st.status[badTarget] = "OK"
 	if err := b.m().Save(ctx, b.app+"/conf.d/"+b.bad[0], st.saved[b.bad[0]]+"\n"); err != nil {
 		t.Fatal(err)
@@ -166,9 +167,9 @@ func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
 	}
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("%s: seed %d (USERSCRIPT_VM_SEED)", b.name, seed)
-	v := 0
+	v, fix := 0, false
 	for i := 0; i < n; i++ {
-		phase := []string{"apply", "rollback", "boot"}[i%3]
+		phase := cutPhase(i)
 		c.cuts[phase]++
 		prevWant := map[string]string{}
 		for k, x := range st.want {
@@ -203,60 +204,79 @@ func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
 			}
 			st.saved[b.bad[0]] = b.bad[1]
 			st.status[strings.TrimSuffix(b.bad[0], ".merge")] = "REJECTED"
+			fix = true
 			delay = time.Duration(rng.Int63n(int64(c.rejectWin)))
 		case "boot":
-			b.m().Kill()
-			if err := b.boot(ctx); err != nil {
-				t.Fatal(err)
-			}
-			delay = time.Duration(rng.Int63n(int64(c.bootWin)))
-			delay -= b.m().Since()
+			// The boot after the previous cut, still running (its
+			// engine recovering what that cut interrupted), is cut in
+			// turn: at a random moment between its agent's first answer
+			// (the check above needs it; the engines start later) and
+			// the end of a whole boot.
+			delay = time.Duration(rng.Int63n(int64(max(c.bootWin-b.m().Since(), time.Second))))
 		}
 		if delay > 0 {
 			time.Sleep(delay)
 		}
+		ran := b.m().Since()
 		b.m().Kill()
 		if err := b.boot(ctx); err != nil {
 			t.Fatalf("cut %d (%s): %v", i, phase, err)
 		}
 		c.check(ctx, t, b, st, prevWant, i, phase)
+		t.Logf("%s: cut %d (%s) after %v, qemu had run %v", b.name, i, phase, max(delay, 0).Round(time.Millisecond), ran.Round(time.Millisecond))
+		if i+1 < n && cutPhase(i+1) == "boot" {
+			continue // this boot is the next cut's
+		}
 		if err := b.booted(ctx); err != nil {
 			t.Fatalf("cut %d (%s): %v", i, phase, err)
 		}
-		ok, seen := settle(ctx, b, st, 3*time.Minute)
-		if !ok && phase != "apply" {
-			// A change interrupted twice is held (FORMATS, recovery).
-			tg := strings.TrimSuffix(b.bad[0], ".merge")
-			if st.status[tg] == "REJECTED" {
-				st.status[tg] = "HELD"
-				ok, seen = settle(ctx, b, st, 10*time.Second)
-				st.status[tg] = "REJECTED"
-			}
-		}
-		t.Logf("%s: cut %d (%s) after %v: settled %v", b.name, i, phase, delay.Round(time.Millisecond), ok)
-		if ok {
-			c.converged++
-		} else {
-			c.notTrue++
-			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s, after %v): not settled: %s", i, phase, delay, seen))
-		}
-		if phase == "rollback" {
+		c.settled(ctx, t, b, st, i, phase)
+		if fix {
 			// The owner fixes the file: the next edit must converge.
+			fix = false
 			st.status[strings.TrimSuffix(b.bad[0], ".merge")] = "OK"
-			for name, vs := range b.sources {
-				if name == b.bad[0] {
-					st.saved[name] = vs[1-v] + strings.Repeat("\n", i%5+1)
-					if err := b.m().Save(ctx, b.app+"/conf.d/"+name, st.saved[name]); err != nil {
-						t.Fatal(err)
-					}
-				}
+			st.saved[b.bad[0]] = b.sources[b.bad[0]][1-v] + strings.Repeat("\n", i%5+1)
+			if err := b.m().Save(ctx, b.app+"/conf.d/"+b.bad[0], st.saved[b.bad[0]]); err != nil {
+				t.Fatal(err)
 			}
 			if ok, seen := settle(ctx, b, st, 3*time.Minute); !ok {
-				c.problems = append(c.problems, fmt.Sprintf("cut %d (rollback): the fixed file did not converge: %s", i, seen))
+				c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the fixed file did not converge: %s%s", i, phase, seen, logTail(ctx, b)))
 			}
 		}
 	}
 	return c
+}
+
+// cutPhase is what cut i interrupts: an apply, a rollback, then the
+// boot after that rollback's cut.
+func cutPhase(i int) string { return []string{"apply", "rollback", "boot"}[i%3] }
+
+// settled waits after a boot until the box settles on what st wants
+// and counts whether it did.
+func (c *cutCounts) settled(ctx context.Context, t *testing.T, b *cutBox, st *state, i int, phase string) {
+	ok, seen := settle(ctx, b, st, 3*time.Minute)
+	if !ok && phase != "apply" {
+		// A change interrupted twice is held (FORMATS, recovery).
+		tg := strings.TrimSuffix(b.bad[0], ".merge")
+		if st.status[tg] == "REJECTED" {
+			st.status[tg] = "HELD"
+			ok, seen = settle(ctx, b, st, 10*time.Second)
+			st.status[tg] = "REJECTED"
+		}
+	}
+	t.Logf("%s: after cut %d (%s): settled %v", b.name, i, phase, ok)
+	if ok {
+		c.converged++
+		return
+	}
+	c.notTrue++
+	c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): not settled: %s%s", i, phase, seen, logTail(ctx, b)))
+}
+
+// logTail is the end of the engine's state/log, for a problem's report.
+func logTail(ctx context.Context, b *cutBox) string {
+	out, _, _ := b.m().Exec(ctx, "tail -n 40 "+quote(b.app+"/state/log"))
+	return "\nstate/log:\n" + out
 }
 
 // rebootHard is a cut at rest: kill and boot.
@@ -271,6 +291,9 @@ func rebootHard(ctx context.Context, b *cutBox, c *cutCounts) error {
 // check looks at what the disk held before this boot's engine ran: the
 // owner's conf.d files whole, and the newest committed generation.
 func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *state, prevWant map[string]string, i int, phase string) {
+	if _, err := b.m().Run(ctx, "@wait "+b.precut); err != nil {
+		t.Fatalf("cut %d (%s): no copy of what the disk held: %v", i, phase, err)
+	}
 	for name, body := range st.saved {
 		got, ok, err := b.m().Read(ctx, b.precut+"/conf.d/"+name)
 		if err != nil {
@@ -338,7 +361,7 @@ func (c *cutCounts) String() string {
 	if len(c.live) > 0 {
 		live = fmt.Sprintf("; targets on the disk at the cut: old %d, new %d, torn %d", c.live["old"], c.live["new"], c.live["torn"])
 	}
-	return fmt.Sprintf("cuts: %d (apply %d, rollback %d, boot %d); generation at the cut: old %d, new %d, torn %d; conf.d: lost %d, torn %d; after the next boot: settled and true %d, not %d",
+	return fmt.Sprintf("cuts: %d (apply %d, rollback %d, boot %d); generation at the cut: old %d, new %d, torn %d; conf.d: lost %d, torn %d; settled and true after a boot %d, not %d",
 		c.cuts["apply"]+c.cuts["rollback"]+c.cuts["boot"], c.cuts["apply"], c.cuts["rollback"], c.cuts["boot"],
 		c.journal["old"], c.journal["new"], c.journal["torn"], c.lost, c.torn, c.converged, c.notTrue) + live
 }

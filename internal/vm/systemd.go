@@ -17,7 +17,8 @@ const (
 	SdApp = "/srv/nas/userscript"
 	// SdSettings is the owner's userscript.toml for Debian: the package's
 	// profile (bananapi, Arch Linux) names units and paths Debian does
-	// not have (smb, vsftpd, /usr/bin/exportfs).
+	// not have (smb, vsftpd, /usr/bin/exportfs); Samba proves healthy
+	// within 30 s, as on the firmware box (FwSettings).
 	SdSettings = `[targets."vsftpd.conf"]
 remove = true
 
@@ -28,6 +29,7 @@ service = "proftpd"
 
 [services.smb]
 restart = ["/usr/bin/systemctl", "restart", "smbd"]
+timeout = "30s"
 
 [services.nfs-server]
 restart = ["/usr/sbin/exportfs", "-ra"]
@@ -39,6 +41,8 @@ ports = [21]
 `
 	// sdPrecut keeps, for the power-cut test, what the disk held before
 	// this boot's userscript ran (the test's, not part of userscript).
+	// The agent starts earlier in the boot: the copy appears whole, by
+	// a rename, and the test waits for it.
 	sdPrecut = `[Unit]
 Description=Copy what the disk held before userscript starts (test)
 DefaultDependencies=no
@@ -47,7 +51,7 @@ Before=userscript.service
 
 [Service]
 Type=oneshot
-ExecStart=/bin/sh -c 'rm -rf /run/precut; cp -a ` + SdApp + ` /run/precut; mkdir -p /run/precut/live; cp -p /etc/samba/smb.conf /etc/proftpd/proftpd.conf /run/precut/live/'
+ExecStart=/bin/sh -c 'rm -rf /run/precut /run/precut.tmp; cp -a ` + SdApp + ` /run/precut.tmp; mkdir -p /run/precut.tmp/live; cp -p /etc/samba/smb.conf /etc/proftpd/proftpd.conf /run/precut.tmp/live/; mv /run/precut.tmp /run/precut'
 
 [Install]
 WantedBy=multi-user.target

@@ -116,13 +116,30 @@ func Start(ctx context.Context, c Config) (*Machine, error) {
 	return m, nil
 }
 
+// given holds the ports freePort has handed out: machines booted side
+// by side never get the same one.
+var given = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePort is a port of 127.0.0.1 nobody listens on now and no machine
+// of this process was given before.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	given.Lock()
+	defer given.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !given.ports[p] {
+			given.ports[p] = true
+			return p, nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Port is the host port on 127.0.0.1 that reaches the guest's port.

@@ -3,11 +3,14 @@
 # background (-D), its output not redirected.
 CONF=/system/hddapp/etc/samba/smb.conf
 PID=/run/samba/smbd.pid
+# stop waits up to 20 s for smbd to end; one that died on its own (a
+# config it cannot serve with) may have left its pid file behind.
 stop() {
 	[ -f $PID ] || return 0
-	kill "$(cat $PID)" 2>/dev/null
+	pid=$(cat $PID)
+	kill "$pid" 2>/dev/null
 	n=0
-	while [ -f $PID ] && [ $n -lt 20 ]; do
+	while [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ $n -lt 20 ]; do
 		sleep 1
 		n=$((n + 1))
 	done
