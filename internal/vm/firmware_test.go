@@ -37,8 +37,11 @@ func TestFirmwareReboots(t *testing.T) {
 		m: func() *Machine { return b.M }, app: FwRoot + FwApp, reboot: b.Reboot,
 		smbConf: FwRoot + "/system/hddapp/etc/samba/smb.conf", exports: FwRoot + "/etc/exports",
 		share: "/mnt/ide1/public", exportsWord: "NOT VALIDATED",
-		ftpConf:   strings.Replace(mustFw("fw/proftpd.conf"), "IB-NAS4220-B", "tuned by userscript", 1),
-		uninstall: func(ctx context.Context) (string, error) { return b.Fw(ctx, "/bin/sh "+FwApp+"/init uninstall") },
+		ftpConf: strings.Replace(mustFw("fw/proftpd.conf"), "IB-NAS4220-B", "tuned by userscript", 1),
+		// The ROM put every target back: each service once.
+		bootRestarts: "nfs proftpd samba",
+		speed:        func(i int) { fwSpeed(t, ctx, b, i) },
+		uninstall:    func(ctx context.Context) (string, error) { return b.Fw(ctx, "/bin/sh "+FwApp+"/init uninstall") },
 	})
 }
 
