@@ -171,3 +171,26 @@ func TestExamplesTuningSh(t *testing.T) {
 		}
 	}
 }
+
+// TestUninstallRevertsKernelSh: `init uninstall` (sh engine) puts back
+// the kernel values conf.d/sysctl.conf changed, as `userscript
+// uninstall` does, although the file is still in conf.d (found on the
+// firmware box under qemu: uninstall left every value tuned).
+func TestUninstallRevertsKernelSh(t *testing.T) {
+	n := installed(t)
+	app := n.AppDir("userscript")
+	writeFile(t, filepath.Join(n.Root, "proc/sys/net/core/rmem_max"), "212992\n")
+	writeFile(t, filepath.Join(app, "conf.d", "sysctl.conf"), "net.core.rmem_max = 4194304\n")
+	if err := n.Boot(firmsim.ServicesFirst); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := n.Live("proc/sys/net/core/rmem_max"); got != "4194304\n" {
+		t.Fatalf("rmem_max %q after boot, want 4194304", got)
+	}
+	if out, err := n.Init("userscript", "uninstall"); err != nil {
+		t.Fatalf("init uninstall: %v\n%s", err, out)
+	}
+	if got, _ := n.Live("proc/sys/net/core/rmem_max"); got != "212992\n" {
+		t.Errorf("rmem_max %q after init uninstall, want 212992 back", got)
+	}
+}

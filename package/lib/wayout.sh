@@ -155,9 +155,15 @@ cmd_uninstall() {
 		held_set "$un_n" ""
 	done
 	scan
+	# Every kernel value userscript changed goes back, as in the Go
+	# engine (Tuner().Revert()): no tuning source is wanted any more,
+	# though conf.d still holds them.
 	TUNE=''
 	if plain "$STATE/tuning.json"; then
+		un_tf=$TUNING_FILES
+		TUNING_FILES=''
 		need_work && tune_parts
+		TUNING_FILES=$un_tf
 	fi
 	stopped
 	QUIET=''
