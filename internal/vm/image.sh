@@ -83,6 +83,10 @@ done
 	echo "image.sh: run as root (mmdebstrap --mode=root, mkfs.ext4 -d)" >&2
 	exit 1
 }
+# Standard output is the folder's name and nothing else: what the tools
+# below print (mkfs.ext4 -q still says "Creating regular file …") goes
+# to standard error.
+exec 3>&1 1>&2
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -103,4 +107,4 @@ rm -rf "$root"
 mv "$work" "$dir.tmp" && mv "$dir.tmp" "$dir"
 trap - EXIT
 touch "$dir/done"
-echo "$dir"
+echo "$dir" >&3
