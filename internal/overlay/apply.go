@@ -146,6 +146,9 @@ func (e *Engine) diskFull() string {
 func (e *Engine) refuse(o *Outcome, why string) error {
 	it := o.Item
 	o.Report.Word, o.Report.Reason = status.Refused, why
+	if f := namedSource(it, why); f != "" {
+		o.Report.File = "conf.d/" + f
+	}
 	o.Report.Line = offendingLine(it, why)
 	o.Report.Todo = fmt.Sprintf("fix what the reason says and save the file again; %s was not changed", it.Target.Path)
 	e.logger().Warn("refused", "target", it.Target.Name, "reason", why)
@@ -155,7 +158,7 @@ func (e *Engine) refuse(o *Outcome, why string) error {
 // report starts the status report of an item.
 func (e *Engine) report(it *Item) *status.Report {
 	r := &status.Report{
-		File:    "conf.d/" + it.Target.Name,
+		File:    "conf.d/" + firstSource(it),
 		Target:  it.Target.Path,
 		Sources: it.SourceFiles(),
 		Time:    e.Sys.Now(),
@@ -257,7 +260,7 @@ func (e *Engine) validate(ctx context.Context, o *Outcome) bool {
 	case v.Refused:
 		r.Word, r.Reason = status.Refused, v.Reason
 		r.Line = offendingLine(it, v.Reason)
-		r.Todo = fmt.Sprintf("fix conf.d/%s and save it again; %s was not changed", sourceToFix(it), it.Target.Path)
+		r.Todo = fmt.Sprintf("fix %s and save it again; %s was not changed", sourcesToFix(it), it.Target.Path)
 		e.logger().Warn("validation refused", "target", it.Target.Name, "tool", v.Tool, "reason", v.Reason)
 		return false
 	case v.NotFound && it.Target.Checked:
@@ -291,6 +294,62 @@ func sourceToFix(it *Item) string {
 		return it.Target.Name
 	}
 	return it.Sources[len(it.Sources)-1].File
+}
+
+// firstSource is the file a status is about (its file:): the first
+// source in the order they apply, or the target's name without any.
+func firstSource(it *Item) string {
+	if len(it.Sources) == 0 {
+		return it.Target.Name
+	}
+	return it.Sources[0].File
+}
+
+// sourcesToFix names every source, for a failure none of them can be
+// blamed for alone (a checker's verdict, a service that did not come
+// up): "conf.d/A", "conf.d/A or conf.d/B", "conf.d/A, conf.d/B or
+// conf.d/C"; conf.d/NAME without any. The sh engine's fix_list.
+func sourcesToFix(it *Item) string {
+	files := it.SourceFiles()
+	if len(files) == 0 {
+		files = []string{it.Target.Name}
+	}
+	for i, f := range files {
+		files[i] = "conf.d/" + f
+	}
+	if len(files) == 1 {
+		return files[0]
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " or " + files[len(files)-1]
+}
+
+// namedSource is the first source (in the order they apply) that reason
+// names as conf.d/FILE, the whole name ("conf.d/smb.conf.merge line 2:
+// …", "conf.d/smb.conf is empty"), or "". The sh engine's fix_named.
+func namedSource(it *Item, reason string) string {
+	for _, s := range it.Sources {
+		rest := reason
+		for {
+			_, after, ok := strings.Cut(rest, "conf.d/"+s.File)
+			if !ok {
+				break
+			}
+			if after == "" || strings.ContainsRune(" :,;)", rune(after[0])) {
+				return s.File
+			}
+			rest = after
+		}
+	}
+	return ""
+}
+
+// toFix names what to fix after a refusal: the one source its reason
+// names, else every source.
+func toFix(it *Item, reason string) string {
+	if f := namedSource(it, reason); f != "" {
+		return "conf.d/" + f
+	}
+	return sourcesToFix(it)
 }
 
 func errString(err error) string {

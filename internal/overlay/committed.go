@@ -61,7 +61,7 @@ func (e *Engine) holdBack(o *Outcome) bool {
 		o.Report.Word = status.Held
 		o.Report.Reason = "rolled back; the live file is an earlier generation"
 	}
-	o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again, or delete it to return to the firmware's file", it.Target.Name)
+	o.Report.Todo = heldTodo(it)
 	if it.LiveOK && bytes.Equal(it.Live, want) {
 		if status.Read(e.Sys, e.statusPath(it.Target.Name)) == o.Report.Word {
 			o.Report = nil // it already says so
@@ -96,9 +96,18 @@ func (e *Engine) keepCommitted(o *Outcome) bool {
 		return false
 	}
 	it.Want, o.restore = want, true
+	o.Report.Todo = fmt.Sprintf("fix %s and save it again; until then generation %d, the last version that worked, stays live", toFix(it, o.Report.Reason), g.ID)
 	o.Report.Reason += fmt.Sprintf("; %s is live again at this start", committedName(g.ID))
-	o.Report.Todo = fmt.Sprintf("fix conf.d/%s and save it again; until then generation %d, the last version that worked, stays live", sourceToFix(it), g.ID)
 	return true
+}
+
+// heldTodo is what to do about held sources: edit one, or delete them.
+func heldTodo(it *Item) string {
+	them := "it"
+	if len(it.Sources) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("edit %s and save it to apply it again, or delete %s to return to the firmware's file", sourcesToFix(it), them)
 }
 
 func committedName(gen int) string {

@@ -59,7 +59,7 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 		}
 		it.Want, it.Problem, it.Held = want, nil, false
 		o.Report.Word, o.Report.Reason = status.Held, reason
-		o.Report.Todo = fmt.Sprintf("edit conf.d/%s and save it to apply it again", it.Target.Name)
+		o.Report.Todo = fmt.Sprintf("edit %s and save it to apply it again", sourcesToFix(it))
 		outs = append(outs, o)
 	}
 	if len(outs) == 0 {

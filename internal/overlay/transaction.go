@@ -275,7 +275,7 @@ func (e *Engine) reject(ctx context.Context, tx *txn, service, why string) error
 		}
 		o.Report.Word = status.Rejected
 		o.Report.Reason = fmt.Sprintf("applied, but %s; the previous file was put back", why)
-		o.Report.Todo = fmt.Sprintf("fix conf.d/%s and save it again; it is not applied again until it changes", sourceToFix(it))
+		o.Report.Todo = fmt.Sprintf("fix %s and save it again; it is not applied again until it changes", sourcesToFix(it))
 		if !o.restore {
 			errs = append(errs, e.state().SetHeld(it.Target.Name, state.Hold{Hash: Fingerprint(it.Sources), Word: status.Rejected, Reason: o.Report.Reason}))
 		}

@@ -50,7 +50,8 @@ offending() {
 # else line N of the replacement (no .merge), else the first line of the
 # replacement that reads the same. It sets OWN_FILE and OWN_LINE.
 own_line() {
-	for ol_s in $SOURCES; do
+	for ol_s in "$1.add" "$1.merge"; do
+		in_list "$SOURCES" "$ol_s" || continue
 		case $ol_s in
 		*.add)
 			count_lines "$WORK/$1.target"

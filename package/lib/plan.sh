@@ -151,7 +151,7 @@ keep_committed() {
 	kc_h=$HV
 	cp "$CC_FILE" "$WORK/$1.target" || return 0
 	fset "$1" reason "$REFUSED_REASON; generation $CC_ID is live again at this start"
-	fset "$1" todo "fix conf.d/$REFUSED_FILE and save it again; until then generation $CC_ID, the last version that worked, stays live"
+	fset "$1" todo "fix $REFUSED_FIX and save it again; until then generation $CC_ID, the last version that worked, stays live"
 	drop "$WHS" "$1"
 	WHS="$DROP $1:$kc_h"
 	RESTORE="$RESTORE $1"
@@ -228,7 +228,10 @@ hold_back() {
 	filled "$HELD_WORD" || hb_reason="rolled back; the live file is an earlier generation"
 	fset "$1" status "$hb_word"
 	fset "$1" reason "$hb_reason"
-	fset "$1" todo "edit conf.d/$1 and save it to apply it again, or delete it to return to the firmware's file"
+	fix_list "$1"
+	hb_them=it
+	case $SOURCES in *' '*) hb_them=them ;; esac
+	fset "$1" todo "edit $FIX and save it to apply it again, or delete $hb_them to return to the firmware's file"
 	if filled "$CC_FILE"; then
 		cp "$CC_FILE" "$WORK/$1.target"
 	else

@@ -221,7 +221,8 @@ rollback_item() {
 	WHS="$WHS $1:$ri_wh"
 	fset "$1" status "$W_HELD"
 	fset "$1" reason "$3"
-	fset "$1" todo "edit conf.d/$1 and save it to apply it again"
+	fix_list "$1"
+	fset "$1" todo "edit $FIX and save it to apply it again"
 	RESTORE="$RESTORE $1"
 	add_out "$1"
 }

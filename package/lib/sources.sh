@@ -185,12 +185,12 @@ sweep_statuses() {
 	done
 }
 
-# sources_of NAME sets SOURCES to NAME NAME.add NAME.merge, those present.
-# (from the names scan found in conf.d: a file that cannot be examined is
-# still a source).
+# sources_of NAME sets SOURCES to NAME NAME.merge NAME.add, those present,
+# in the order they apply (from the names scan found in conf.d: a file
+# that cannot be examined is still a source).
 sources_of() {
 	SOURCES=
-	for so_s in "$1" "$1.add" "$1.merge"; do
+	for so_s in "$1" "$1.merge" "$1.add"; do
 		case $NAMES in *" $so_s "*) SOURCES="$SOURCES $so_s" ;; esac
 	done
 	SOURCES=${SOURCES# }

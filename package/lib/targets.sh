@@ -315,9 +315,41 @@ one_line() {
 	done
 }
 
+# fix_list NAME sets FIX to every source of NAME (SOURCES), for a failure
+# none of them can be blamed for alone (a checker's verdict, a service
+# that did not come up): conf.d/A, conf.d/A or conf.d/B, conf.d/A,
+# conf.d/B or conf.d/C; conf.d/NAME without any. (Go: sourcesToFix.)
+fix_list() {
+	FIX=
+	fx_last=
+	for fx_s in $SOURCES; do
+		case $fx_last in ?*) FIX="$FIX${FIX:+, }conf.d/$fx_last" ;; esac
+		fx_last=$fx_s
+	done
+	case $FIX in
+	'') FIX=conf.d/${fx_last:-$1} ;;
+	*) FIX="$FIX or conf.d/$fx_last" ;;
+	esac
+}
+
+# fix_named NAME REASON sets FIX to the first source that REASON names as
+# conf.d/FILE, the whole name, else to every source (fix_list). (Go:
+# toFix.)
+fix_named() {
+	for fx_s in $SOURCES; do
+		case $2 in *"conf.d/$fx_s" | *"conf.d/$fx_s "* | *"conf.d/$fx_s:"* | *"conf.d/$fx_s,"* | *"conf.d/$fx_s;"* | *"conf.d/$fx_s)"*)
+			FIX=conf.d/$fx_s
+			return 0
+			;;
+		esac
+	done
+	fix_list "$1"
+}
+
 refuse() { # NAME FILE REASON TODO
 	REFUSED_NOW="${REFUSED_NOW:-} $1"
-	REFUSED_FILE=$2
+	fix_named "$1" "$3"
+	REFUSED_FIX=$FIX
 	REFUSED_REASON=$3
 	fset "$1" status "$W_REFUSED"
 	fset "$1" file "conf.d/$2"

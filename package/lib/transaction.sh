@@ -225,7 +225,8 @@ reject() {
 		rj_reason="applied, but $2; the previous file was put back"
 		fset "$rj_n" status "$W_REJECTED"
 		fset "$rj_n" reason "$rj_reason"
-		fset "$rj_n" todo "fix conf.d/${SOURCES##* } and save it again; it is not applied again until it changes"
+		fix_list "$rj_n"
+		fset "$rj_n" todo "fix $FIX and save it again; it is not applied again until it changes"
 		if ! in_list "$RESTORE" "$rj_n"; then
 			sources_print "$rj_n"
 			held_set "$rj_n" "$FP" "$W_REJECTED" "$rj_reason"

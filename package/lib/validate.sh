@@ -92,7 +92,8 @@ validate_testparm() {
 		else
 			vt_reason="testparm -s refused it: $vt_last"
 		fi
-		refuse "$1" "$FIRST" "$vt_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
+		fix_list "$1"
+		refuse "$1" "$FIRST" "$vt_reason" "fix $FIX and save it again; $TPATH was not changed"
 		return 1
 	fi
 	rp_get "$1"
@@ -108,8 +109,9 @@ validate_testparm() {
 # answer in time (an include of a FIFO or of /proc/kmsg blocks testparm).
 timed_out() {
 	[ "$3" -eq 124 ] || return 1
+	fix_list "$1"
 	refuse "$1" "$FIRST" "$2 did not answer within ${VTIMEOUT}s, so the file was not applied: does it include a FIFO, a device or a file on a disk that is not there?" \
-		"fix conf.d/$FIRST and save it again; the live file was not changed"
+		"fix $FIX and save it again; $TPATH was not changed"
 	return 0
 }
 
@@ -167,7 +169,8 @@ validate_proftpd() {
 			vp_reason="the included file $vp_file has an error on its line ${vp_at%% *} (not shown); fix or remove the Include"
 		fi
 		filled "$vp_reason" || vp_reason="proftpd -t refused it: $(tail -n 1 "$WORK/$1.vout")"
-		refuse "$1" "$FIRST" "$vp_reason" "fix conf.d/$FIRST and save it again; the live file was not changed"
+		fix_list "$1"
+		refuse "$1" "$FIRST" "$vp_reason" "fix $FIX and save it again; $TPATH was not changed"
 		return 1
 	fi
 	fset "$1" status "$W_OK"
@@ -181,8 +184,9 @@ validate_exports() {
 	if ! grep -q '\\$' "$2"; then
 		ve_bad=$(grep -n -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' -e '^[[:space:]]*/' -e '^[[:space:]]*"/' "$2" | head -n 1)
 		if filled "$ve_bad"; then
+			fix_list "$1"
 			refuse "$1" "$FIRST" "line ${ve_bad%%:*}: an export must start with an absolute path" \
-				"fix conf.d/$FIRST and save it again; the live file was not changed"
+				"fix $FIX and save it again; $TPATH was not changed"
 			return 1
 		fi
 	fi
