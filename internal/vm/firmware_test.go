@@ -9,15 +9,7 @@ import (
 
 // TestFirmwarePowerCuts cuts the power of the firmware box (powerCuts).
 func TestFirmwarePowerCuts(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Hour)
-	defer cancel()
-	b := fwBox(t, ctx)
-	c := powerCuts(t, ctx, fwCutBox(b), cutsWanted())
-	t.Logf("firmware box %s", c)
-	for _, p := range c.problems {
-		t.Error(p)
-	}
+	runCuts(t, "firmware box", func(ctx context.Context) *cutBox { return fwCutBox(fwBox(t, ctx)) })
 }
 
 // TestFirmwareReboots: the box comes up as the device does; conf.d (a

@@ -366,6 +366,21 @@ func (c *cutCounts) String() string {
 		c.journal["old"], c.journal["new"], c.journal["torn"], c.lost, c.torn, c.converged, c.notTrue) + live
 }
 
+// runCuts cuts the power of the box open makes cutsWanted() times, beside
+// the other machines, and fails on every problem found after a cut. A cut
+// costs about a minute: the loop is given five a cut, and ten to start.
+func runCuts(t *testing.T, name string, open func(context.Context) *cutBox) {
+	t.Parallel()
+	n := cutsWanted()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(n)*5*time.Minute)
+	defer cancel()
+	c := powerCuts(t, ctx, open(ctx), n)
+	t.Logf("%s %s", name, c)
+	for _, p := range c.problems {
+		t.Error(p)
+	}
+}
+
 // cutsWanted is the number of cuts per box: USERSCRIPT_VM_CUTS, else 20.
 func cutsWanted() int {
 	if n, err := strconv.Atoi(os.Getenv("USERSCRIPT_VM_CUTS")); err == nil && n > 0 {

@@ -69,15 +69,7 @@ func sdCutBox(b *SystemdBox) *cutBox {
 }
 
 func TestSystemdPowerCuts(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Hour)
-	defer cancel()
-	b := sdBox(t, ctx)
-	c := powerCuts(t, ctx, sdCutBox(b), cutsWanted())
-	t.Logf("systemd box %s", c)
-	for _, p := range c.problems {
-		t.Error(p)
-	}
+	runCuts(t, "systemd box", func(ctx context.Context) *cutBox { return sdCutBox(sdBox(t, ctx)) })
 }
 
 // TestSystemdReboots: the same proof on the systemd box with the Go
