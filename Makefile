@@ -7,9 +7,8 @@
 #                restart rolled back, the status files
 #   make deps    install (apt-get) every tool the tests use, as .ci/run does,
 #                and let the old i386 BusyBox builds run (binfmt_misc)
-#   make test vmtest
-#                THE test command (README and CI): make test, then make vmtest
-#   make test    gofmt, go vet, shellcheck, go test ./..., then the fuzz hook
+#   make test    THE test command (README and CI): gofmt, go vet,
+#                shellcheck, go test ./..., then the fuzz hook
 #   make vmtest  the test machines (internal/vm): a firmware box and a
 #                systemd box under qemu-system-x86_64, booted from Debian's
 #                packages; reboots, real daemons, power cuts (VM_CUTS a box)
