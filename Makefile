@@ -50,8 +50,8 @@ VM_CUTS ?= 20
 # Machines running at once: the two power-cut loops, mostly waiting on
 # the engines, and the other tests one after another beside them.
 VM_PARALLEL ?= 3
-# A bound for a machine that hangs (a whole run takes about half an hour;
-# bench/powercut.sh runs without one).
+# A bound for a machine that hangs (bench/powercut.sh runs without one;
+# raise it on a busy machine: docs/BENCHMARKS.md, "A whole make vmtest").
 VM_TIMEOUT ?= 55m
 # The old BusyBox builds (static i386) the sh engine is tested under
 # (make deps makes them run: scripts/busybox-old.sh).

@@ -368,7 +368,8 @@ func (c *cutCounts) String() string {
 
 // runCuts cuts the power of the box open makes cutsWanted() times, beside
 // the other machines, and fails on every problem found after a cut. A cut
-// costs about a minute: the loop is given five a cut, and ten to start.
+// costs one to two minutes: the loop is given five a cut, and ten to
+// start.
 func runCuts(t *testing.T, name string, open func(context.Context) *cutBox) {
 	t.Parallel()
 	n := cutsWanted()
