@@ -19,6 +19,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("USERSCRIPT_TEST_HOLDER") != "" {
+		holderMain()
+	}
 	dir, err := os.MkdirTemp("", "userscript-scenario-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -101,14 +101,19 @@ func Scan(sys system.System, dir string, wanted func(target string) bool) (*Set,
 		target, kind := Split(name)
 		src := Source{File: name, Target: target, Kind: kind}
 		if wanted(target) {
-			src.Data, src.Encoding, src.Err = read(sys, dir+"/"+name, e.Type())
+			src.Data, src.Encoding, src.Err = read(sys, dir+"/"+name, e.Type(), kind != Replace)
 		}
 		set.ByTarget[target] = append(set.ByTarget[target], src)
 	}
 	return set, nil
 }
 
-func read(sys system.System, path string, typ fs.FileMode) ([]byte, string, error) {
+// ErrEmptyPart is why an empty (0 bytes) .merge or .add is not applied.
+var ErrEmptyPart = errors.New("is empty (0 bytes): a save in progress or a copy that failed leaves such a file, so it is not applied; to drop these changes, delete it")
+
+// read reads a source; part is true for a .merge or .add, which may not
+// be empty: a replacement may (never_empty says for which targets not).
+func read(sys system.System, path string, typ fs.FileMode, part bool) ([]byte, string, error) {
 	switch {
 	case typ&fs.ModeSymlink != 0:
 		return nil, "", fmt.Errorf("is a symlink; userscript never follows links in conf.d: replace it with a copy of the file")
@@ -131,6 +136,9 @@ func read(sys system.System, path string, typ fs.FileMode) ([]byte, string, erro
 			return nil, "", pe.Err // the path is the user's own file name
 		}
 		return nil, "", err
+	}
+	if part && len(data) == 0 {
+		return nil, "", ErrEmptyPart
 	}
 	text, enc, err := Decode(data)
 	if err != nil {

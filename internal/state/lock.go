@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,14 +221,47 @@ func (l *Lock) holderOf(dir string) (pid int, alive, known bool) {
 	if !l.sys.Alive(pid) {
 		return pid, false, true
 	}
-	// After a reboot the pid may belong to some other program now: only
-	// one of the engines counts as a holder. The processes are this
-	// machine's: its own /proc, not the device root's.
-	cmd, err := l.sys.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return pid, l.isEngine(pid), true
+}
+
+// shells are the programs (comm) that run the sh engine.
+var shells = []string{"sh", "ash", "bash", "dash", "hush", "busybox"}
+
+// isEngine tells whether the live pid is one of the engines: after a
+// reboot its number may belong to anything, a thread of the new daemon
+// (its id answers kill -0 and shows the daemon's command line) or an
+// editor open on a file of conf.d. An engine is a process, not a thread
+// (its Tgid is its pid), whose program is the Go engine (userscript) or
+// a shell running lib/engine.sh. The sh engine's is_ours is the same
+// test. The processes are this machine's: its own /proc, not the device
+// root's.
+func (l *Lock) isEngine(pid int) bool {
+	st, err := l.sys.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return pid, true, true // no /proc to tell: trust the pid
+		return true // no /proc to tell: trust the pid
 	}
-	return pid, bytes.Contains(cmd, []byte("userscript")) || bytes.Contains(cmd, []byte("engine.sh")), true
+	var name string
+	for _, line := range strings.Split(string(st), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Name":
+			name = v
+		case "Tgid":
+			if v != strconv.Itoa(pid) {
+				return false
+			}
+		}
+	}
+	if name == "userscript" {
+		return true
+	}
+	if !slices.Contains(shells, name) {
+		return false
+	}
+	// The arguments run together, as the sh engine reads them.
+	cmd, _ := l.sys.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return bytes.Contains(bytes.ReplaceAll(cmd, []byte{0}, nil), []byte("lib/engine.sh"))
 }
 
 // Release gives the lock back.

@@ -54,6 +54,9 @@ type state struct {
 	want    map[string]string // target → md5 of its content when settled
 	status  map[string]string // target → status word when settled
 	results map[string]map[string]string
+	// bad: target → md5 of what the bad version makes of it, the
+	// candidate a rollback cut may find live (its generation pending)
+	bad map[string]string
 }
 
 // settle waits until every target holds what st wants with its status;
@@ -85,7 +88,7 @@ func settle(ctx context.Context, b *cutBox, st *state, limit time.Duration) (ok 
 // what the engine makes of them, how long an apply and a rejection take.
 func learn(t *testing.T, ctx context.Context, b *cutBox, c *cutCounts) *state {
 	st := &state{saved: map[string]string{}, want: map[string]string{}, status: map[string]string{},
-		results: map[string]map[string]string{}}
+		results: map[string]map[string]string{}, bad: map[string]string{}}
 	for v := 1; v >= 0; v-- {
 		t0 := time.Now()
 		for name, vs := range b.sources {
@@ -135,6 +138,7 @@ func learn(t *testing.T, ctx context.Context, b *cutBox, c *cutCounts) *state {
 	}
 	c.rejectWin = time.Since(t0)
 	t.Logf("%s: the rejection in state/log:%s", b.name, logTail(ctx, b))
+	st.bad[badTarget] = md5hex(rejectedCandidate(t, ctx, b, badTarget))
 	st.status[badTarget] = "OK"
 	if err := b.m().Save(ctx, b.app+"/conf.d/"+b.bad[0], st.saved[b.bad[0]]+"\n"); err != nil {
 		t.Fatal(err)
@@ -144,6 +148,17 @@ func learn(t *testing.T, ctx context.Context, b *cutBox, c *cutCounts) *state {
 		t.Fatalf("%s: the good %s did not come back: %s", b.name, b.bad[0], seen)
 	}
 	return st
+}
+
+// rejectedCandidate is what the newest rejected generation wrote to tg.
+func rejectedCandidate(t *testing.T, ctx context.Context, b *cutBox, tg string) string {
+	out, _, err := b.m().Exec(ctx, "cd "+quote(b.app+"/state/gen")+" && grep -l '\"result\": \"rejected\"' */meta.json | sort | tail -n 1")
+	gen := path.Dir(strings.TrimSpace(out))
+	body, ok, _ := b.m().Read(ctx, b.app+"/state/gen/"+gen+"/files/"+tg)
+	if err != nil || gen == "." || !ok {
+		t.Fatalf("%s: no rejected generation holds %s: %v %s", b.name, tg, err, out)
+	}
+	return body
 }
 
 // marker is the text version v of a source carries, so that its result
@@ -316,6 +331,12 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 			c.live["new"]++
 		case h == prevWant[tg] || st.results[tg][h] != "":
 			c.live["old"]++
+		case h == st.bad[tg] && phase != "apply":
+			// The candidate a rollback was proving when the power went
+			// (this cut's, or the cut before this boot's): its
+			// generation is pending, and the boot puts the last
+			// committed content back.
+			c.live["candidate"]++
 		default:
 			c.live["torn"]++
 			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the live %s at the cut is no version (%d bytes)", i, phase, tg, len(body)))
@@ -359,7 +380,7 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 func (c *cutCounts) String() string {
 	live := ""
 	if len(c.live) > 0 {
-		live = fmt.Sprintf("; targets on the disk at the cut: old %d, new %d, torn %d", c.live["old"], c.live["new"], c.live["torn"])
+		live = fmt.Sprintf("; targets on the disk at the cut: old %d, new %d, a rejected candidate %d, torn %d", c.live["old"], c.live["new"], c.live["candidate"], c.live["torn"])
 	}
 	return fmt.Sprintf("cuts: %d (apply %d, rollback %d, boot %d); generation at the cut: old %d, new %d, torn %d; conf.d: lost %d, torn %d; settled and true after a boot %d, not %d",
 		c.cuts["apply"]+c.cuts["rollback"]+c.cuts["boot"], c.cuts["apply"], c.cuts["rollback"], c.cuts["boot"],

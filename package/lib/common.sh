@@ -301,12 +301,39 @@ alive() {
 	return 0
 }
 
-# is_ours PID is true when PID is alive and is a userscript process (a pid
-# left from before a reboot may belong to something else by now).
+# is_ours PID is true when PID is alive and is one of the engines: after
+# a reboot its number may belong to anything, a thread of the Go daemon
+# (its id answers kill -0 and shows the daemon's command line) or an
+# editor open on a file of conf.d. An engine is a process, not a thread
+# (its Tgid is PID), whose program is the Go engine (userscript) or a
+# shell running lib/engine.sh, as state/lock.go's isEngine tells. Only
+# builtins: the shell reads the command line with its NULs dropped.
 is_ours() {
 	alive "$1" || return 1
-	[ -f "/proc/$1/cmdline" ] || return 0
-	grep -q -e engine.sh -e userscript "/proc/$1/cmdline" 2>/dev/null
+	[ -f "/proc/$1/status" ] || return 0
+	io_name=
+	io_tgid=
+	{
+		while read -r io_k io_v; do
+			case $io_k in
+			Name:) io_name=$io_v ;;
+			Tgid:)
+				io_tgid=$io_v
+				break
+				;;
+			esac
+		done <"/proc/$1/status"
+	} 2>/dev/null
+	case $io_tgid in '' | "$1") ;; *) return 1 ;; esac
+	case $io_name in
+	userscript) return 0 ;;
+	sh | ash | bash | dash | hush | busybox) ;;
+	*) return 1 ;;
+	esac
+	io_cmd=
+	{ read -r io_cmd <"/proc/$1/cmdline"; } 2>/dev/null
+	case $io_cmd in *lib/engine.sh*) return 0 ;; esac
+	return 1
 }
 
 # find_tool NAME sets TOOL to the path of NAME found in PATH.
@@ -487,6 +514,8 @@ lock_take() {
 	while :; do
 		lt_err=$(mkdir "$STATE/lock.d" 2>&1) && break
 		if ! [ -d "$STATE/lock.d" ] || [ -L "$STATE/lock.d" ]; then
+			# Released between our mkdir and this look: try again.
+			case $lt_err in *[Ee]xists*) [ -L "$STATE/lock.d" ] || [ -e "$STATE/lock.d" ] || continue ;; esac
 			case $lt_err in
 			*[Rr]ead-only*) LOCK_WHY="the data disk is read-only" ;;
 			*[Nn]o\ space*) LOCK_WHY="data disk full" ;;

@@ -259,6 +259,13 @@ take_source() {
 		TODO="save it again"
 		return 1
 	fi
+	# An empty .merge or .add: a save in progress or a failed copy.
+	case $FSIZE:$1 in 0:*.merge | 0:*.add)
+		REASON="conf.d/$1: is empty (0 bytes): a save in progress or a copy that failed leaves such a file, so it is not applied; to drop these changes, delete it"
+		TODO="copy conf.d/$1 again whole, or delete it to drop these changes"
+		return 1
+		;;
+	esac
 	# shellcheck disable=SC2094 # both only read it
 	if ! tr -d '\000' <"$2.raw" | cmp -s - "$2.raw"; then
 		nul_reason "$1" "$2.raw"
