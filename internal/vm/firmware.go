@@ -179,6 +179,8 @@ func (b *FirmwareBox) Boot(ctx context.Context) error {
 		Append:   "root=/dev/vda ro console=ttyS0 init=/sbin/vm-init net.ifnames=0 panic=1 mitigations=off",
 		Drives:   []Drive{{Path: b.Image.Root, Snapshot: true}, {Path: b.Data}, {Path: b.Tools}},
 		Forwards: []int{445, 21, 2049},
+		// One core, as the IB-NAS4220-B's ARM.
+		CPUs: 1,
 	})
 	if err != nil {
 		return err

@@ -64,6 +64,19 @@ UNIT
 	done
 }
 
+# small_initrd ROOT OUT: an initrd with only what the machines mount their
+# root with (virtio disk, ext4). Debian's own (MODULES=most) is 36 MB,
+# which a TCG boot spends seconds unpacking and probing for hardware the
+# machines lack; this one (6 MB) made a firmware box boot 4 to 8 s faster.
+small_initrd() {
+	cp -a "$1/etc/initramfs-tools" "$1/etc/initramfs-vm"
+	sed -i 's/^MODULES=.*/MODULES=list/' "$1/etc/initramfs-vm/initramfs.conf"
+	printf 'virtio_pci\nvirtio_blk\next4\n' >>"$1/etc/initramfs-vm/modules"
+	chroot "$1" mkinitramfs -d /etc/initramfs-vm -o /initrd.vm "$(ls "$1/lib/modules")"
+	mv "$1/initrd.vm" "$2"
+	rm -rf "$1/etc/initramfs-vm"
+}
+
 cache=${USERSCRIPT_VM_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/userscript-vm}}
 cache=${cache:-/var/cache/userscript-vm}
 key=$( { echo "$SUITE $PACKAGES $SIZE"; cat "$0"; } | sha256sum | cut -c1-16)
@@ -101,7 +114,7 @@ mmdebstrap --mode=root --variant=apt --components=main \
 }
 customize "$root"
 cp "$root"/boot/vmlinuz-* "$work/vmlinuz"
-cp "$root"/boot/initrd.img-* "$work/initrd.img"
+small_initrd "$root" "$work/initrd.img"
 mkfs.ext4 -q -L vmroot -d "$root" "$work/root.img" "$SIZE"
 rm -rf "$root"
 mv "$work" "$dir.tmp" && mv "$dir.tmp" "$dir"

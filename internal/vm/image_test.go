@@ -19,10 +19,14 @@ func TestImageStdoutIsThePath(t *testing.T) {
 		// the root's id, whoever runs the test
 		"id": "echo 0",
 		"mmdebstrap": `for a; do root=$a; done; root=${root%/}
-mkdir -p "$root/boot" "$root/etc/systemd/system" "$root/sbin"
+mkdir -p "$root/boot" "$root/etc/systemd/system" "$root/sbin" "$root/etc/initramfs-tools" "$root/lib/modules/6.1.0-1-amd64"
 : >"$root/boot/vmlinuz-6.1.0-1-amd64"; : >"$root/boot/initrd.img-6.1.0-1-amd64"
+echo MODULES=most >"$root/etc/initramfs-tools/initramfs.conf"
 echo "I: mmdebstrap talks on its standard output"`,
-		"chroot":    `echo "Created symlink /etc/systemd/system/x.wants/$3"`,
+		"chroot": `case $2 in
+mkinitramfs) for a; do [ "$prev" = -o ] && out=$a; prev=$a; done; : >"$1$out"; echo "W: mkinitramfs talks too" ;;
+*) echo "Created symlink /etc/systemd/system/x.wants/$3" ;;
+esac`,
 		"mkfs.ext4": `for a; do case $a in *.img) img=$a ;; esac; done; echo "Creating regular file $img"; : >"$img"`,
 	}
 	for name, body := range fake {

@@ -31,6 +31,7 @@ type Config struct {
 	Drives   []Drive
 	Forwards []int // guest TCP ports reached through 127.0.0.1 (Machine.Port)
 	MemMB    int
+	CPUs     int // 2 unless given
 }
 
 // A Machine is one running qemu-system-x86_64 (TCG: KVM hangs here).
@@ -44,6 +45,10 @@ type Machine struct {
 	seq     int
 	waiting map[string]chan reply
 	started time.Time
+	// up is closed when the agent says hello (its first line): a probe
+	// sent before it had opened its port is lost with the port's input.
+	up     chan struct{}
+	upOnce sync.Once
 }
 
 type reply struct {
@@ -57,10 +62,13 @@ func Start(ctx context.Context, c Config) (*Machine, error) {
 	if c.MemMB == 0 {
 		c.MemMB = 1024
 	}
+	if c.CPUs == 0 {
+		c.CPUs = 2
+	}
 	sock := filepath.Join(c.Dir, "ctl.sock")
 	os.Remove(sock)
 	m := &Machine{Console: filepath.Join(c.Dir, "console.log"), ports: map[int]int{},
-		exited: make(chan struct{}), waiting: map[string]chan reply{}}
+		exited: make(chan struct{}), waiting: map[string]chan reply{}, up: make(chan struct{})}
 	fwd := ""
 	for _, gp := range c.Forwards {
 		hp, err := freePort()
@@ -70,7 +78,7 @@ func Start(ctx context.Context, c Config) (*Machine, error) {
 		m.ports[gp] = hp
 		fwd += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-:%d", hp, gp)
 	}
-	args := []string{"-accel", "tcg", "-smp", "2", "-m", strconv.Itoa(c.MemMB),
+	args := []string{"-accel", "tcg", "-smp", strconv.Itoa(c.CPUs), "-m", strconv.Itoa(c.MemMB),
 		"-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
 		"-kernel", c.Image.Kernel, "-initrd", c.Image.Initrd, "-append", c.Append,
 		"-serial", "file:" + m.Console,
@@ -159,6 +167,10 @@ func (m *Machine) read() {
 		if len(f) < 3 || f[0] != "@@R" {
 			continue
 		}
+		if f[1] == "hello" {
+			m.upOnce.Do(func() { close(m.up) })
+			continue
+		}
 		rc, _ := strconv.Atoi(f[2])
 		var out []byte
 		if len(f) > 3 {
@@ -215,11 +227,18 @@ func (m *Machine) Run(ctx context.Context, script string) (string, error) {
 	return out, err
 }
 
-// WaitAgent waits until the guest's agent answers.
+// WaitAgent waits until the guest's agent is up: its hello, or the
+// answer to a probe sent every 3 s.
 func (m *Machine) WaitAgent(ctx context.Context) error {
 	for {
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
-		_, _, err := m.Exec(c, "true")
+		probe := make(chan error, 1)
+		go func() { _, _, err := m.Exec(c, "true"); probe <- err }()
+		var err error
+		select {
+		case <-m.up:
+		case err = <-probe:
+		}
 		cancel()
 		if err == nil {
 			return nil

@@ -7,7 +7,8 @@
 //	                    (/dev/ttyS1): each line "ID BASE64" is a script for
 //	                    /bin/sh; the answer is one line "@@R ID RC BASE64"
 //	                    holding its output (stdout and stderr); the script
-//	                    "@wait PATH" waits for PATH without a process
+//	                    "@wait PATH" waits for PATH without a process;
+//	                    its first line, "@@R hello 0", says it is up
 package main
 
 import (
@@ -66,6 +67,7 @@ func agent() error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(f, "@@R hello 0 \n") // the host waits for it (WaitAgent)
 	in := bufio.NewReader(f)
 	for {
 		line, err := in.ReadString('\n')
