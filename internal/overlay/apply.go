@@ -45,7 +45,8 @@ type Result struct {
 // then writes the status files. A held target gets its last committed
 // content back. The error wraps ErrRefused when a source was refused.
 func (e *Engine) apply(ctx context.Context) (*Result, error) {
-	if err := e.recover(); err != nil {
+	recovered, err := e.recover(ctx)
+	if err != nil {
 		return nil, err
 	}
 	e.sweepTornTargets()
@@ -53,7 +54,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{Restarts: recovered}
 	var errs []error
 	var toWrite []*Outcome
 	full := e.diskFull()
@@ -99,7 +100,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 		// next start applies conf.d.
 		return res, err
 	}
-	if len(toWrite) > 0 || len(e.restartAnyway) > 0 {
+	if len(toWrite) > 0 {
 		if err := e.transact(ctx, res, toWrite, &history.Generation{Kind: history.Apply}, nil); err != nil {
 			errs = append(errs, err)
 		}

@@ -40,10 +40,6 @@ type Engine struct {
 	// Check validates a staged candidate; nil means validate.Check.
 	Check func(ctx context.Context, kind, path string, opt validate.Options) validate.Result
 
-	// restartAnyway holds the services an interrupted transaction may
-	// have left running with files that are not live any more: the next
-	// transaction restarts them even when no file of theirs changes.
-	restartAnyway map[string]bool
 	// recovered holds, by target, a note for its status: what recovery
 	// undid at this start.
 	recovered map[string]string

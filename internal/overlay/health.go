@@ -134,6 +134,12 @@ func (e *Engine) observe(ctx context.Context, svc profile.Service, l listen) obs
 	return ob
 }
 
+// checkable reports whether observe can ever find svc serving on l: it
+// has a port to dial, or a process to find in the device's /proc.
+func (e *Engine) checkable(svc profile.Service, l listen) bool {
+	return len(l.ports) > 0 || svc.Process != "" && e.processes(svc.Process) != nil
+}
+
 // renewed says why after is not a new instance of the service seen in
 // before, or "". The process that owns its listening socket must be new;
 // processes from before that own no listener may linger (Samba 3 keeps

@@ -10,6 +10,7 @@ import (
 	"github.com/nas-userscript/userscript/internal/history"
 	"github.com/nas-userscript/userscript/internal/state"
 	"github.com/nas-userscript/userscript/internal/status"
+	"github.com/nas-userscript/userscript/internal/system"
 )
 
 // Rollback makes generation id live again (0 means the firmware's own
@@ -18,7 +19,8 @@ import (
 // sources that were rolled back are held: they are not applied again
 // until the user edits them.
 func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
-	if err := e.recover(); err != nil {
+	recovered, err := e.recover(ctx)
+	if err != nil {
 		return nil, err
 	}
 	to, err := e.rollbackTarget(id)
@@ -41,7 +43,7 @@ func (e *Engine) Rollback(ctx context.Context, id int) (*Result, error) {
 	if fromID == 0 {
 		reason = "rolled back to the firmware's own file"
 	}
-	res := &Result{}
+	res := &Result{Restarts: recovered}
 	var outs []*Outcome
 	holds := map[string]state.Hold{}
 	for _, it := range plan.Items {
@@ -140,14 +142,16 @@ const interrupted = "interrupted before its services proved healthy (a crash, a 
 // recover undoes what a crash, a kill or a power cut interrupted: a
 // generation still pending was never proven healthy. Its targets that
 // still hold its content get back what they held before, it is marked
-// rejected, and its services are restarted by the next transaction —
-// which applies conf.d again as a whole transaction that has to prove
-// itself. A change interrupted twice in a row is held instead (it may be
-// what brings the device down). It does nothing when none is pending.
-func (e *Engine) recover() error {
+// rejected, and its services are restarted at once, so that they run the
+// committed files before the next transaction (which applies conf.d
+// again and has to prove itself) observes them. A change interrupted
+// twice in a row is held instead (it may be what brings the device
+// down). It does nothing when none is pending, and returns the restarts
+// it ran.
+func (e *Engine) recover(ctx context.Context) ([]system.Exec, error) {
 	gens, _ := e.history().List()
 	if len(gens) == 0 || gens[len(gens)-1].Result != history.Pending {
-		return nil
+		return nil, nil
 	}
 	g := gens[len(gens)-1]
 	var errs []error
@@ -155,35 +159,90 @@ func (e *Engine) recover() error {
 		errs = append(errs, e.undo(g, name))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("recovering interrupted generation %d: %w", g.ID, err)
+		return nil, fmt.Errorf("recovering interrupted generation %d: %w", g.ID, err)
 	}
 	if g.Kind == history.Rollback {
 		if err := e.releaseRollbackHolds(g); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	again := len(gens) > 1 && interruptedAlike(gens[len(gens)-2], g)
 	g.Result, g.Rejected, g.Note = history.Rejected, g.Changed, interrupted
 	if err := e.history().Update(g); err != nil {
-		return fmt.Errorf("state/gen: recording that generation %d was interrupted: %w", g.ID, err)
+		return nil, fmt.Errorf("state/gen: recording that generation %d was interrupted: %w", g.ID, err)
 	}
-	if e.restartAnyway == nil {
-		e.restartAnyway, e.recovered = map[string]bool{}, map[string]string{}
-	}
+	e.recovered = map[string]string{}
 	for _, name := range g.Changed {
 		e.recovered[name] = fmt.Sprintf("generation %d was interrupted before its services proved healthy (a crash, a stop or a power cut): it was undone, and this start applied conf.d again", g.ID)
-		if t, ok := e.Profile.Target(name); ok && t.Service != "" {
-			e.restartAnyway[t.Service] = true
-		}
 		if f, ok := g.File(name); ok && again && g.Kind == history.Apply {
 			reason := fmt.Sprintf("generations %d and %d, the same change, were both interrupted before their services proved healthy: it is not tried again", g.ID-1, g.ID)
 			if err := e.state().SetHeld(name, state.Hold{Hash: f.Hash, Word: status.Rejected, Reason: reason}); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	e.logger().Warn("recover: undid an interrupted generation", "generation", g.ID, "held", again)
-	return nil
+	return e.restartUndone(context.WithoutCancel(ctx), g), nil
+}
+
+// restartUndone restarts the services of the targets an interrupted
+// generation g wrote and waits until each serves (proven as a
+// transaction proves, against no earlier instance). Until then a service
+// may still run g's files, or be down because of them (a power cut
+// while it proved them leaves them on disk for the boot to start it
+// with), and the next transaction would take that for how it was before
+// the change: not serving, so judged by its restart's exit code alone.
+// A service that does not serve with the committed files either is left
+// so, with a warning: the next transaction judges it by its exit code;
+// one with nothing to check it by is not waited for.
+func (e *Engine) restartUndone(ctx context.Context, g *history.Generation) []system.Exec {
+	var xs []system.Exec
+	for _, name := range e.servicesOf(g.Changed) {
+		svc := e.Profile.Services[name]
+		x := e.restart(ctx, name)
+		xs = append(xs, x)
+		if !x.OK() {
+			e.logger().Warn("recover: the committed files did not restart", "service", name, "why", restartFailure(x))
+			continue
+		}
+		l := e.listenOf(svc, e.liveOf(name), false)
+		if !e.checkable(svc, l) {
+			continue
+		}
+		if err := e.prove(ctx, svc, observation{}, l); err != nil {
+			e.logger().Warn("recover: not serving with the committed files", "service", name, "why", err.Error())
+		}
+	}
+	return xs
+}
+
+// servicesOf is the services of targets, sorted, each once.
+func (e *Engine) servicesOf(targets []string) []string {
+	var names []string
+	for _, name := range targets {
+		t, ok := e.Profile.Target(name)
+		if ok && t.Service != "" && !slices.Contains(names, t.Service) {
+			names = append(names, t.Service)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// liveOf is the live files of service's targets, as outcomes that wrote
+// nothing: what listenOf reads the service's addresses from.
+func (e *Engine) liveOf(service string) []*Outcome {
+	var outs []*Outcome
+	for _, t := range e.Profile.Targets {
+		if t.Service != service {
+			continue
+		}
+		data, err := e.Sys.ReadFile(e.Sys.Root(t.Path))
+		if err == nil {
+			outs = append(outs, &Outcome{Item: &Item{Target: t, Live: data, LiveOK: true}})
+		}
+	}
+	return outs
 }
 
 // releaseRollbackHolds releases the holds an interrupted rollback g set

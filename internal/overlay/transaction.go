@@ -201,23 +201,15 @@ func (e *Engine) putBack(o *Outcome) error {
 	return e.state().Forget(it.Target.Name)
 }
 
-// services are the services to restart: those of the written targets,
-// and those an interrupted transaction left behind.
+// services are the services to restart: those of the written targets.
 func (e *Engine) services(tx *txn) []string {
-	var names []string
+	var written []string
 	for _, o := range tx.outs {
-		if s := o.Item.Target.Service; s != "" && o.Written && !slices.Contains(names, s) {
-			names = append(names, s)
+		if o.Written {
+			written = append(written, o.Item.Target.Name)
 		}
 	}
-	for s := range e.restartAnyway {
-		if _, ok := e.Profile.Services[s]; ok && !slices.Contains(names, s) {
-			names = append(names, s)
-		}
-	}
-	e.restartAnyway = nil
-	slices.Sort(names)
-	return names
+	return e.servicesOf(written)
 }
 
 // restartAndProve restarts one service and, when it was serving before,

@@ -23,6 +23,10 @@ import (
 // world's root/proc becomes the host's /proc, where both engines look
 // for processes and listening sockets.
 //
+// While root/kill-engine is there, a restart (after it stopped the
+// daemon, before it starts one) sends the signal named in it to the
+// engine that runs it, once: the engine dies with the service down.
+//
 // With sessions (`service NAME sessions`) the daemon serves as Samba 3's
 // smbd does: a process of its own per connection, which outlives the
 // master's restart until its client disconnects (see `connect`).
@@ -47,10 +51,20 @@ func (w *World) fakeService(name string, sessions bool) error {
 	if err := os.Symlink(FakeDaemon, link); err != nil {
 		return err
 	}
+	kill := shq(filepath.Join(w.Root, "kill-engine"))
 	script := fmt.Sprintf(`#!/bin/sh
 echo "%s $*" >>%s
 %s stop %s
 case $1 in stop) exit 0 ;; esac
+if [ -f %s ]; then
+	read -r sig <%s
+	rm -f %s
+	p=$PPID
+	while [ "$p" -gt 1 ]; do
+		case $(tr '\000' ' ' </proc/$p/cmdline) in *engine.sh\ apply* | *userscript*\ apply* | *engine.sh\ rollback* | *userscript*\ rollback*) kill -$sig $p ;; esac
+		read -r _ _ _ p _ </proc/$p/stat
+	done
+fi
 for f in %s; do
 	while read -r l; do
 		case $l in *BAD*) exit 0 ;; esac
@@ -59,7 +73,7 @@ done
 %s %d %s%s </dev/null >/dev/null 2>&1 &
 exit 0
 `, filepath.Base(svc.Restart[0]), shq(filepath.Join(w.Root, firmsim.RestartLog)), shq(link), shq(w.pidFile),
-		strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile), map[bool]string{true: " sessions"}[sessions])
+		kill, kill, kill, strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile), map[bool]string{true: " sessions"}[sessions])
 	p := filepath.Join(w.Root, svc.Restart[0])
 	if err := systest.WriteFile(p, []byte(script), 0o755); err != nil {
 		return err

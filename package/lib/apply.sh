@@ -306,7 +306,7 @@ apply_plan() {
 	plan_all
 	# The services restart with the new kernel values in place.
 	case $TUNE in '') plain "$STATE/tuning.json" && tune_parts ;; *) tune_parts ;; esac
-	case $OUTS$RESTART_ANYWAY in ?*)
+	case $OUTS in ?*)
 		part service
 		part transaction
 		transact apply 0
@@ -360,7 +360,6 @@ apply_begin() {
 	REPORTS=
 	RKEYS=' '
 	CHANGED_LOG=
-	RESTART_ANYWAY=''
 	RECOVERED=''
 	return 0
 }

@@ -105,7 +105,6 @@ setup() {
 	PAUSED=''
 	DRIFTS=''
 	CAPTURE=''
-	RESTART_ANYWAY=''
 	RECOVERED=''
 	G_CHANGED=''
 	G_RESTARTED=''

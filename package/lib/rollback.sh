@@ -9,9 +9,10 @@ INTERRUPTED="interrupted before its services proved healthy (a crash, a stop or 
 # recover undoes what a crash, a kill or a power cut interrupted: a newest
 # generation still pending was never proven healthy. Its targets that
 # still hold its content get back what they held before, it is marked
-# rejected, and its services are restarted by the next transaction, which
-# applies conf.d again and has to prove itself. A change interrupted twice
-# in a row is held instead.
+# rejected, and its services are restarted at once, so that they run the
+# committed files before the next transaction (which applies conf.d again
+# and has to prove itself) observes them. A change interrupted twice in a
+# row is held instead.
 recover() {
 	gen_dirs
 	rc_last=
@@ -53,12 +54,45 @@ recover() {
 	for rc_n in $rc_changed; do
 		RECOVERED="$RECOVERED $rc_n:$rc_id"
 		profile_target "$rc_n" || continue
-		[ "$TSVC" = - ] || in_list "$RESTART_ANYWAY" "$TSVC" || RESTART_ANYWAY="$RESTART_ANYWAY $TSVC"
 		if filled "$rc_again" && eq "$rc_kind" apply && hv "$rc_files" "$rc_n"; then
 			held_set "$rc_n" "$HV" "$W_REJECTED" "generations $rc_prev and $rc_id, the same change, were both interrupted before their services proved healthy: it is not tried again"
 		fi
 	done
 	log WARN "recover: undid an interrupted generation" generation="$rc_id" held="${rc_again:-no}"
+	restart_undone
+}
+
+# restart_undone restarts the services of the targets the interrupted
+# generation wrote (rc_changed) and waits until each serves (proven as a
+# transaction proves, against no earlier instance). Until then a service
+# may still run that generation's files, or be down because of them (a
+# power cut while it proved them leaves them on disk for the boot to
+# start it with), and the next transaction would take that for how it
+# was before the change: not serving, so judged by its restart's exit
+# code alone. A service that does not serve with the committed files
+# either is left so, with a warning; one with nothing to check it by is
+# not waited for.
+restart_undone() {
+	part service
+	part transaction
+	ru_svcs=
+	for ru_n in $rc_changed; do
+		profile_target "$ru_n" || continue
+		[ "$TSVC" = - ] || in_list "$ru_svcs" "$TSVC" || ru_svcs="$ru_svcs $TSVC"
+	done
+	# shellcheck disable=SC2086 # one word a service
+	sorted $ru_svcs
+	for ru_s in $SORTED; do
+		if ! restart_svc "$ru_s"; then
+			log WARN "recover: the committed files did not restart" service="$ru_s" why="$X_WHY"
+			continue
+		fi
+		listen_of "$ru_s" live
+		observe "$LHOSTS" "$LPORTS"
+		# Nothing to check it by (no process in /proc, no port): not waited for.
+		case $OB_PIDS:$LPORTS in nil:- | nil:) continue ;; esac
+		prove "$ru_s" "" live || log WARN "recover: not serving with the committed files" service="$ru_s" why="$PROVE_WHY"
+	done
 }
 
 # undo NAME gives NAME back what it held before generation rc_id, when it

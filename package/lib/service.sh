@@ -411,7 +411,8 @@ subst() {
 
 # listen_of SERVICE WHEN sets LHOSTS and LPORTS (comma-separated): where
 # the service listens with the files of the transaction WHEN (`after`:
-# the new ones; `before`: what was live): smb.conf's `smb ports`, and
+# the new ones; `before`: what was live; `live`: the files live now, of
+# all its targets): smb.conf's `smb ports`, and
 # `interfaces` with `bind interfaces only`; proftpd.conf's main `Port`,
 # and `DefaultAddress` with `SocketBindTight on`; else the profile's
 # ports on 127.0.0.1. Ports the owner set in userscript.toml win.
@@ -420,13 +421,19 @@ listen_of() {
 	LPORTS=$SPORTS
 	# Ports set to none in userscript.toml: nothing to listen on to read.
 	case $SPINNED:$SPORTS in yes:- | yes:) return 0 ;; esac
-	for lo_n in $WRITTEN; do
+	lo_names=${WRITTEN:-}
+	case $2 in live) lo_names=$TARGETS ;; esac
+	for lo_n in $lo_names; do
 		profile_target "$lo_n" || continue
 		case $TSVC in "$1") ;; *) continue ;; esac
 		case $2 in
 		after)
 			src_of "$lo_n"
 			lo_f=$SO
+			;;
+		live)
+			lo_f=$ROOT$TPATH
+			[ -f "$lo_f" ] || continue
 			;;
 		*)
 			prev_of "$lo_n"
@@ -546,11 +553,12 @@ is_yes() {
 
 # ---- proving ----------------------------------------------------------------------
 
-# prove SERVICE BEFORE_PIDS waits until the restarted service is serving
-# with new processes (up to its timeout), then its settle period, and
-# checks again. It fails with PROVE_WHY set.
+# prove SERVICE BEFORE_PIDS [WHEN] waits until the restarted service is
+# serving with new processes (up to its timeout), then its settle period,
+# and checks again; it listens where listen_of WHEN (default after) says.
+# It fails with PROVE_WHY set.
 prove() {
-	listen_of "$1" after
+	listen_of "$1" "${3:-after}"
 	pv_i=0
 	while :; do
 		observe "$LHOSTS" "$LPORTS"

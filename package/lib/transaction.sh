@@ -161,15 +161,14 @@ put_back() {
 }
 
 # tx_services sets SORTED to the services to restart: those of the
-# written targets, and those an interrupted transaction left behind.
+# written targets.
 tx_services() {
-	ts_all=$RESTART_ANYWAY
+	ts_all=
 	for ts_n in $WRITTEN; do
 		profile_target "$ts_n"
 		case $TSVC in -) continue ;; esac
 		in_list "$ts_all" "$TSVC" || ts_all="$ts_all $TSVC"
 	done
-	RESTART_ANYWAY=
 	# shellcheck disable=SC2086 # one word a service
 	sorted $ts_all
 }
