@@ -68,8 +68,26 @@ func flapWorld(t *testing.T, bb string) *World {
 	if err := os.WriteFile(filepath.Join(w.App, "conf.d", "smb.conf"), []byte(flapMine), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The stub services start no daemon: health cannot tell, whatever
+	// this machine happens to serve on 445, 21 or 2049. (The Go daemon
+	// writes DOCTOR.txt at its first apply, the bare poll loop does not;
+	// its findings would be this machine's, not the engines'.)
+	if err := os.WriteFile(filepath.Join(w.App, "userscript.toml"), []byte(flapToml), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
+
+const flapToml = `[services.samba]
+process = ""
+ports = []
+[services.proftpd]
+process = ""
+ports = []
+[services.nfs]
+process = ""
+ports = []
+`
 
 // flap rewrites the target five times and edits the source; it returns
 // the reason the paused target's status gave.
@@ -87,6 +105,11 @@ func flap(t *testing.T, w *World) string {
 	waitFor(t, "its status", func() bool {
 		text, _ := w.statusText("smb.conf")
 		return strings.HasPrefix(text, "status: NOT VALIDATED\r\n")
+	})
+	// STATUS.html is written after the status files.
+	waitFor(t, "STATUS.html without the paused row", func() bool {
+		page, err := os.ReadFile(filepath.Join(w.App, "conf.d", "STATUS.html"))
+		return err == nil && !strings.Contains(string(page), `class="s-refused"`)
 	})
 	return reason
 }
