@@ -106,16 +106,19 @@ func abNAS(t *testing.T) (confd, share, bin string) {
 
 // The variants: writable opens [public] for writing, in a folder on a
 // disk (not the tests' tmpfs: a sync must cost something). slow adds
-// what makes Samba measurably slower there: a sync after every write
-// (strict sync, sync always), with SMB2 writes cut to 64 KiB so that is
-// a sync every 64 KiB, and small socket buffers (socket options
-// SO_RCVBUF=4096 SO_SNDBUF=4096: a TCP window of a few packets). The
-// syncs alone cost little on an idle disk: run alone, B was 3-4 % slower
-// on SMBWrite and not conclusive in 2 of 2 trials, while beside the
-// other suites it was 13 % slower; the small window costs on any
-// machine. Cutting reads and writes to 64 KiB alone is not measurably
-// slower on a link without delay (the transfer time of each request
-// dominates; tried), nor is log level 10.
+// what makes Samba measurably slower there: SMB2 writes cut to 4 KiB
+// (smb2 max write), so that each 4 KiB is a request the client waits
+// for (go-smb2 has one write in flight): the server's time for a request
+// is then of the order of the link's for its data, on any machine; a
+// sync after every write (strict sync, sync always) and small socket
+// buffers (SO_RCVBUF=4096 SO_SNDBUF=4096) add to it where the disk or
+// the machine is slow. Those two alone were not enough: a small TCP
+// window costs only where the round trip is long, and loopback has none
+// on an idle machine (there B was 5 % slower, not conclusive, in one of
+// two trials, 56 % in the other beside busy suites; the syncs alone
+// 3-4 % on an idle disk). Writes cut to 64 KiB alone are not measurably
+// slower (the transfer time of each request dominates), nor is log level
+// 10.
 func variants(t *testing.T) (writable, slow string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "userscript-ab-")
@@ -124,7 +127,7 @@ func variants(t *testing.T) (writable, slow string) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	writable = "[public]\n\tread only = no\n\tpath = " + dir + "\n"
-	slow = writable + "\tstrict sync = yes\n\tsync always = yes\n[global]\n\tsmb2 max write = 65536\n\tsocket options = SO_RCVBUF=4096 SO_SNDBUF=4096\n"
+	slow = writable + "\tstrict sync = yes\n\tsync always = yes\n[global]\n\tsmb2 max write = 4096\n\tsocket options = SO_RCVBUF=4096 SO_SNDBUF=4096\n"
 	return writable, slow
 }
 
@@ -145,8 +148,8 @@ func abTrials(def int) int {
 }
 
 // bench ab against real smbd over a 100 Mbit/s link, with the engine
-// applying conf.d for real: the variant with 64 KiB SMB2 reads and
-// writes is called slower in every trial, each row carries its variant
+// applying conf.d for real: the variant with 4 KiB SMB2 writes, syncs and
+// small socket buffers is called slower in every trial, each row carries its variant
 // and the generation live, and the owner's original .merge is back at
 // the end. Two identical files tie: over the trials (USERSCRIPT_AB_TRIALS,
 // default 2) each test's verdict is "not conclusive" in at least 95 %

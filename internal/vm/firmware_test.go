@@ -81,7 +81,7 @@ func firmwareUp(t *testing.T, ctx context.Context, b *FirmwareBox) {
 	if err != nil || strings.TrimSpace(exe) != FwRoot+"/bin/busybox" {
 		t.Errorf("the poller runs %q (%v), not the ROM's BusyBox", exe, err)
 	}
-	if l := smbclient(t, b.M); !strings.Contains(l, "public") {
+	if l := smbclient(t, b.M, FwRoot+FwApp); !strings.Contains(l, "public") {
 		t.Errorf("smbclient -L does not list the share public:\n%s", l)
 	}
 }

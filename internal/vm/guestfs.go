@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -11,6 +12,24 @@ import (
 // (written, then sync): a power cut after Save returns must not lose it.
 func (m *Machine) Save(ctx context.Context, path, body string) error {
 	_, err := m.Run(ctx, fmt.Sprintf("echo %s | base64 -d >%s && sync", base64.StdEncoding.EncodeToString([]byte(body)), quote(path)))
+	return err
+}
+
+// SaveAll writes several conf.d files (path → body) as one save of the
+// owner's: one guest command and one sync, so that the engine sees them
+// together rather than one poll or one watch burst after another.
+func (m *Machine) SaveAll(ctx context.Context, files map[string]string) error {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var script strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&script, "echo %s | base64 -d >%s &&\n", base64.StdEncoding.EncodeToString([]byte(files[p])), quote(p))
+	}
+	script.WriteString("sync\n")
+	_, err := m.Run(ctx, script.String())
 	return err
 }
 

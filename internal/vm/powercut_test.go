@@ -137,7 +137,7 @@ func learn(t *testing.T, ctx context.Context, b *cutBox, c *cutCounts) *state {
 		t.Fatalf("%s: the bad %s was not REJECTED: %s", b.name, b.bad[0], seen)
 	}
 	c.rejectWin = time.Since(t0)
-	t.Logf("%s: the rejection in state/log:%s", b.name, logTail(ctx, b))
+	t.Logf("%s: the rejection in state/log:%s", b.name, logTail(ctx, b.m(), b.app))
 	st.bad[badTarget] = md5hex(rejectedCandidate(t, ctx, b, badTarget))
 	st.status[badTarget] = "OK"
 	if err := b.m().Save(ctx, b.app+"/conf.d/"+b.bad[0], st.saved[b.bad[0]]+"\n"); err != nil {
@@ -255,7 +255,7 @@ func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
 				t.Fatal(err)
 			}
 			if ok, seen := settle(ctx, b, st, 3*time.Minute); !ok {
-				c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the fixed file did not converge: %s%s", i, phase, seen, logTail(ctx, b)))
+				c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the fixed file did not converge: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
 			}
 		}
 	}
@@ -285,13 +285,7 @@ func (c *cutCounts) settled(ctx context.Context, t *testing.T, b *cutBox, st *st
 		return
 	}
 	c.notTrue++
-	c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): not settled: %s%s", i, phase, seen, logTail(ctx, b)))
-}
-
-// logTail is the end of the engine's state/log, for a problem's report.
-func logTail(ctx context.Context, b *cutBox) string {
-	out, _, _ := b.m().Exec(ctx, "tail -n 40 "+quote(b.app+"/state/log"))
-	return "\nstate/log:\n" + out
+	c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): not settled: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
 }
 
 // rebootHard is a cut at rest: kill and boot.

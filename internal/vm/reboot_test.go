@@ -46,10 +46,12 @@ func rebootProof(t *testing.T, ctx context.Context, b rebootBox) {
 		"tuning.conf":    tuning,
 		"proftpd.conf":   b.ftpConf,
 	}
+	edit := map[string]string{}
 	for name, body := range files {
-		if err := b.m().Save(ctx, app+"/conf.d/"+name, body); err != nil {
-			t.Fatal(err)
-		}
+		edit[app+"/conf.d/"+name] = body
+	}
+	if err := b.m().SaveAll(ctx, edit); err != nil {
+		t.Fatal(err)
 	}
 	check := func(when string) string {
 		t.Helper()
@@ -58,16 +60,20 @@ func rebootProof(t *testing.T, ctx context.Context, b rebootBox) {
 		waitStatus(t, ctx, b.m(), app, "sysctl", "OK")
 		waitStatus(t, ctx, b.m(), app, "tuning", "OK")
 		waitStatus(t, ctx, b.m(), app, "proftpd.conf", "OK")
+		settled(t, ctx, b.m(), app, map[string][]string{
+			b.smbConf: {"tuned by userscript", "[appended]"},
+			b.exports: {"10.0.2.0/24"},
+		})
 		if bad := kernelValues(ctx, b.m(), want); len(bad) > 0 {
 			t.Errorf("%s: kernel values: %v", when, bad)
 		}
-		l := smbclient(t, b.m())
+		l := smbclient(t, b.m(), app)
 		for _, s := range []string{"tuned", "appended"} {
 			if !strings.Contains(l, s) {
 				t.Errorf("%s: smbclient -L does not show %q:\n%s", when, s, l)
 			}
 		}
-		smbls(t, b.m(), "tuned")
+		smbls(t, b.m(), app, "tuned")
 		if banner := ftpBanner(t, b.m()); !strings.Contains(banner, "(tuned by userscript)") {
 			t.Errorf("%s: the FTP server's greeting does not name the ServerName of conf.d/proftpd.conf: %q", when, banner)
 		}
@@ -114,7 +120,7 @@ func rebootProof(t *testing.T, ctx context.Context, b rebootBox) {
 	if after, _, _ := b.m().Read(ctx, b.smbConf); after != before {
 		t.Errorf("the rejected smb.conf was not rolled back:\n%s", after)
 	}
-	smbls(t, b.m(), "tuned")
+	smbls(t, b.m(), app, "tuned")
 	// uninstall puts the kernel's values back.
 	if out, err := b.uninstall(ctx); err != nil {
 		t.Fatalf("uninstall: %v: %s", err, out)
@@ -124,12 +130,49 @@ func rebootProof(t *testing.T, ctx context.Context, b rebootBox) {
 	}
 }
 
+// settled waits until each live file holds its markers and no engine
+// holds state/lock.d: every file of the edit is applied and its services
+// proven. A status can say OK from an apply that saw only part of an
+// edit while a later one still restarts smbd (smbclient then met a reset
+// connection through the forward).
+func settled(t *testing.T, ctx context.Context, m *Machine, app string, live map[string][]string) {
+	t.Helper()
+	end := time.Now().Add(4 * time.Minute)
+	for {
+		missing := ""
+		for p, marks := range live {
+			body, _, _ := m.Read(ctx, p)
+			for _, s := range marks {
+				if !strings.Contains(body, s) {
+					missing = p + " lacks " + strconv.Quote(s)
+				}
+			}
+		}
+		if missing == "" {
+			if _, rc, err := m.Exec(ctx, "test -d "+quote(app+"/state/lock.d")); err == nil && rc != 0 {
+				return
+			}
+			missing = "an engine holds state/lock.d"
+		}
+		if time.Now().After(end) {
+			t.Fatalf("not settled: %s%s", missing, logTail(ctx, m, app))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// logTail is the end of the engine's log, for a failure's message.
+func logTail(ctx context.Context, m *Machine, app string) string {
+	out, _, _ := m.Exec(ctx, "tail -n 40 "+quote(app+"/state/log"))
+	return "\nstate/log ends:\n" + out
+}
+
 // smbls connects to a share through the forward and lists it.
-func smbls(t *testing.T, m *Machine, share string) {
+func smbls(t *testing.T, m *Machine, app, share string) {
 	t.Helper()
 	out, err := exec.Command("smbclient", "-N", "//127.0.0.1/"+share, "-p", strconv.Itoa(m.Port(445)), "-m", "SMB3", "-c", "ls").CombinedOutput()
 	if err != nil {
-		t.Errorf("smbclient //127.0.0.1/%s -c ls: %v: %s", share, err, out)
+		t.Errorf("smbclient //127.0.0.1/%s -c ls: %v: %s%s", share, err, out, logTail(context.Background(), m, app))
 	}
 }
 
@@ -243,11 +286,12 @@ func kernelValues(ctx context.Context, m *Machine, want map[string]string) []str
 	return bad
 }
 
-// smbclient lists the box's shares through the forward of port 445.
-func smbclient(t *testing.T, m *Machine) string {
+// smbclient lists the box's shares through the forward of port 445;
+// a failure's message ends with the log of the engine in app.
+func smbclient(t *testing.T, m *Machine, app string) string {
 	out, err := exec.Command("smbclient", "-N", "-L", "127.0.0.1", "-p", strconv.Itoa(m.Port(445)), "-m", "SMB3").CombinedOutput()
 	if err != nil {
-		t.Fatalf("smbclient -L: %v: %s", err, out)
+		t.Fatalf("smbclient -L: %v: %s%s", err, out, logTail(context.Background(), m, app))
 	}
 	return string(out)
 }
