@@ -109,7 +109,12 @@ func NewSystemdBox(dir string, img *Image, pkg string) (*SystemdBox, error) {
 func (b *SystemdBox) Boot(ctx context.Context) error {
 	m, err := Start(ctx, Config{
 		Dir: b.Dir, Image: b.Image,
-		Append:   "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1 mitigations=off quiet",
+		Append: "root=/dev/vda rw console=ttyS0 net.ifnames=0 panic=1 mitigations=off quiet",
+		// One virtual CPU, as the firmware box: with two, a boot after a
+		// cut once hung for good (both CPUs in a soft lockup, "rcu_preempt
+		// kthread timer wakeup didn't happen": a timer or IPI lost between
+		// TCG's vCPU threads); one vCPU has no IPIs to lose.
+		CPUs:     1,
 		Drives:   []Drive{{Path: b.Root}, {Path: b.Spare}, {Path: b.Tools}},
 		Forwards: []int{445, 21, 2049},
 	})

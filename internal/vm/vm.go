@@ -227,9 +227,17 @@ func (m *Machine) Run(ctx context.Context, script string) (string, error) {
 	return out, err
 }
 
+// BootLimit bounds WaitAgent: a TCG boot takes seconds on an idle
+// machine and a few minutes on a loaded one; a guest whose kernel hangs
+// (seen once with two virtual CPUs: both in a soft lockup from 13 s on,
+// until the suite's timeout) fails with its console instead.
+const BootLimit = 10 * time.Minute
+
 // WaitAgent waits until the guest's agent is up: its hello, or the
-// answer to a probe sent every 3 s.
+// answer to a probe sent every 3 s; at most BootLimit.
 func (m *Machine) WaitAgent(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, BootLimit)
+	defer cancel()
 	for {
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		probe := make(chan error, 1)
