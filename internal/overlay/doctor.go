@@ -21,15 +21,7 @@ func (e *Engine) ServiceHealth(ctx context.Context, name string) (string, string
 	if !ok {
 		return CannotTell, "no such service in the profile"
 	}
-	var outs []*Outcome
-	for _, t := range e.Profile.Targets {
-		if t.Service != name {
-			continue
-		}
-		data, err := e.Sys.ReadFile(e.Sys.Root(t.Path))
-		outs = append(outs, &Outcome{Item: &Item{Target: t, Live: data, LiveOK: err == nil}})
-	}
-	l := e.listenOf(svc, outs, false)
+	l := e.listenOf(svc, e.liveOf(name), false)
 	ob := e.observe(ctx, svc, l)
 	switch {
 	case !ob.serving && len(l.ports) == 0 && ob.pids == nil:
