@@ -134,6 +134,26 @@ func (e *Engine) observe(ctx context.Context, svc profile.Service, l listen) obs
 	return ob
 }
 
+// awaitStart observes a service before its restart. While its process
+// runs but nothing accepts yet, it is starting (smbd at a boot on a slow
+// box: seconds), not down: it is watched until it serves, its processes
+// are gone or its timeout ends, so that a change is never judged by its
+// exit code alone for a service that was only not up yet.
+func (e *Engine) awaitStart(ctx context.Context, name string, svc profile.Service, l listen) observation {
+	ob := e.observe(ctx, svc, l)
+	if ob.serving || len(ob.pids) == 0 {
+		return ob
+	}
+	e.logger().Info("service runs but does not serve yet; waiting for it to start", "service", name, "why", ob.why, "timeout", svc.Timeout.String())
+	for deadline := time.Now().Add(svc.Timeout); time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(healthPoll)
+		if ob = e.observe(ctx, svc, l); ob.serving || len(ob.pids) == 0 {
+			break
+		}
+	}
+	return ob
+}
+
 // checkable reports whether observe can ever find svc serving on l: it
 // has a port to dial, or a process to find in the device's /proc.
 func (e *Engine) checkable(svc profile.Service, l listen) bool {

@@ -217,7 +217,7 @@ func (e *Engine) services(tx *txn) []string {
 func (e *Engine) restartAndProve(ctx context.Context, tx *txn, name string) {
 	svc := e.Profile.Services[name]
 	mine := tx.of(name)
-	before := e.observe(ctx, svc, e.listenOf(svc, mine, false))
+	before := e.awaitStart(ctx, name, svc, e.listenOf(svc, mine, false))
 	x := e.restart(ctx, name)
 	tx.res.Restarts = append(tx.res.Restarts, x)
 	if tx.gen != nil {

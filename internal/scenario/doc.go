@@ -38,7 +38,9 @@
 //	service NAME [sessions]      NAME's restart script runs a real daemon on
 //	                             $PORT named $PROC; with sessions, one process
 //	                             per client that outlives the master (Samba 3)
-//	start NAME                   start it, as the firmware's boot does
+//	start NAME [late DURATION]   start it, as the firmware's boot does; with
+//	                             late its daemon runs at once but listens only
+//	                             DURATION later (not waited for): still starting
 //	connect                      open a client session to it (held to the end)
 //	fulldisk                     the app dir's data disk is full: no file or
 //	                             folder can be made on it (a tmpfs; needs root)

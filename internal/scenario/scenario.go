@@ -458,10 +458,13 @@ func (w *World) exec(e Engine, ln Line) error {
 	case "connect":
 		return w.connect()
 	case "start":
+		if len(a) == 4 && a[2] == "late" {
+			return w.startService(a[1], a[3])
+		}
 		if err := need(1); err != nil {
 			return err
 		}
-		return w.startService(a[1])
+		return w.startService(a[1], "")
 	case "chmod":
 		if err := need(2); err != nil {
 			return err

@@ -25,7 +25,10 @@ import (
 //
 // While root/kill-engine is there, a restart (after it stopped the
 // daemon, before it starts one) sends the signal named in it to the
-// engine that runs it, once: the engine dies with the service down.
+// engine that runs it, once. With KILL it exits too: the engine dies with
+// the service down (a script that went on would start a daemon whenever
+// it got there, beside the next engine's restart); with any other signal
+// it goes on.
 //
 // With sessions (`service NAME sessions`) the daemon serves as Samba 3's
 // smbd does: a process of its own per connection, which outlives the
@@ -64,13 +67,14 @@ if [ -f %s ]; then
 		case $(tr '\000' ' ' </proc/$p/cmdline) in *engine.sh\ apply* | *userscript*\ apply* | *engine.sh\ rollback* | *userscript*\ rollback*) kill -$sig $p ;; esac
 		read -r _ _ _ p _ </proc/$p/stat
 	done
+	case $sig in KILL) exit 0 ;; esac
 fi
 for f in %s; do
 	while read -r l; do
 		case $l in *BAD*) exit 0 ;; esac
 	done <"$f"
 done
-%s %d %s%s </dev/null >/dev/null 2>&1 &
+%s %d %s%s ${LATE:+late=$LATE} </dev/null >/dev/null 2>&1 &
 exit 0
 `, filepath.Base(svc.Restart[0]), shq(filepath.Join(w.Root, firmsim.RestartLog)), shq(link), shq(w.pidFile),
 		kill, kill, kill, strings.Join(files, " "), shq(link), w.Port, shq(w.pidFile), map[bool]string{true: " sessions"}[sessions])
@@ -86,16 +90,24 @@ exit 0
 }
 
 // startService runs the service's script with start, as the firmware's
-// boot does, and waits until its daemon listens.
-func (w *World) startService(name string) error {
+// boot does, and waits until its daemon listens. With late (a duration)
+// its daemon runs at once but listens only that long after, and the
+// start does not wait for it: a boot that is still starting the service.
+func (w *World) startService(name, late string) error {
 	svc, ok := w.Profile.Services[name]
 	if !ok {
 		return fmt.Errorf("no service %q", name)
 	}
 	cmd := exec.Command(filepath.Join(w.Root, svc.Restart[0]), "start")
 	cmd.Env = w.Env()
+	if late != "" {
+		cmd.Env = append(cmd.Env, "LATE="+late)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%v: %s", err, out)
+	}
+	if late != "" {
+		return w.awaitProcess()
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if c, err := dialPort(w.Port); err == nil {
@@ -106,11 +118,22 @@ func (w *World) startService(name string) error {
 	return fmt.Errorf("the daemon of %s does not listen on port %d", name, w.Port)
 }
 
+// awaitProcess waits until the world's daemon has written its pid file:
+// its process runs.
+func (w *World) awaitProcess() error {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(w.pidFile); err == nil && len(data) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("the daemon wrote no pid file %s", w.pidFile)
+}
+
 // connect opens a client session to the world's fake daemon (started
 // with sessions) and waits until its session process runs; the session
 // lasts until the world ends, longer than any timeout of an apply.
 func (w *World) connect() error {
-	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", w.Port), 10*time.Second)
+	c, err := w.dialDaemon(10 * time.Second)
 	if err != nil {
 		return err
 	}
@@ -120,6 +143,19 @@ func (w *World) connect() error {
 		return fmt.Errorf("no session process answered: %v (was the service started with sessions?)", err)
 	}
 	return nil
+}
+
+// dialDaemon connects to the world's fake daemon, trying again while it
+// refuses (a restart starts it in the background) until wait ends.
+func (w *World) dialDaemon(wait time.Duration) (net.Conn, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", w.Port), time.Second)
+		if err == nil || time.Now().After(deadline) {
+			return c, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stopDaemon ends the world's fake daemon, if one runs, and its

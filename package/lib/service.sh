@@ -185,6 +185,25 @@ observe() {
 	OB_WHY="nothing accepts on TCP port $ob_p of $SUB"
 }
 
+# await_start SERVICE observes the service before its restart (on LHOSTS,
+# LPORTS). While its process runs but nothing accepts yet, it is starting
+# (smbd at a boot on a slow box: seconds), not down: it is watched until
+# it serves, its processes are gone or its timeout ends, so that a change
+# is never judged by its exit code alone for a service that was only not
+# up yet.
+await_start() {
+	observe "$LHOSTS" "$LPORTS"
+	case $OB_SERVING:$OB_PIDS in yes:* | *:nil | *:) return 0 ;; esac
+	log INFO "service runs but does not serve yet; waiting for it to start" service="$1" why="$OB_WHY" timeout="$(go_dur "$STIMEOUT")"
+	as_i=0
+	while [ "$as_i" -lt "$STIMEOUT" ]; do
+		sleep 1
+		as_i=$((as_i + 1))
+		observe "$LHOSTS" "$LPORTS"
+		case $OB_SERVING:$OB_PIDS in yes:* | *:) return 0 ;; esac
+	done
+}
+
 # proc_pids NAME sets OB_PIDS to the pids of the processes called NAME
 # (zombies left out), or nil when there is no /proc under the root.
 proc_pids() {

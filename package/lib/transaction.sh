@@ -192,7 +192,7 @@ sorted() {
 restart_and_prove() {
 	profile_service "$1" || SPROC=-
 	listen_of "$1" before
-	observe "$LHOSTS" "$LPORTS"
+	await_start "$1"
 	rp_serving=$OB_SERVING
 	rp_pids=$OB_PIDS
 	restart_svc "$1"

@@ -4,12 +4,15 @@
 // the process the health check looks for, so /proc/PID/comm and stat
 // show that name.
 //
-//	fakedaemon PORT PIDFILE [sessions]   listen; write the pid to PIDFILE
-//	fakedaemon stop PIDFILE              TERM the pid in PIDFILE, wait until it is gone
+//	fakedaemon PORT PIDFILE [sessions] [late=DURATION]
+//	                          write the pid to PIDFILE; listen
+//	fakedaemon stop PIDFILE   TERM the pid in PIDFILE, wait until it is gone
 //
 // With sessions it serves as Samba 3's smbd does: each connection gets a
 // process of its own (the same name, without the listening socket) that
-// lives until its client disconnects, however the master ends.
+// lives until its client disconnects, however the master ends. With late
+// it runs DURATION before it listens, as smbd does while it starts on a
+// slow box (a boot on one emulated CPU took seconds).
 package main
 
 import (
@@ -29,21 +32,28 @@ func main() {
 		session()
 		return
 	}
-	if len(os.Args) != 3 && (len(os.Args) != 4 || os.Args[3] != "sessions") {
-		fmt.Fprintln(os.Stderr, "usage: fakedaemon PORT PIDFILE [sessions] | fakedaemon stop PIDFILE")
-		os.Exit(2)
-	}
-	if os.Args[1] == "stop" {
+	if len(os.Args) == 3 && os.Args[1] == "stop" {
 		stop(os.Args[2])
 		return
 	}
-	sessions := len(os.Args) == 4
-	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
-	if err != nil {
+	sessions, late, ok := options(os.Args[min(3, len(os.Args)):])
+	if len(os.Args) < 3 || !ok {
+		fmt.Fprintln(os.Stderr, "usage: fakedaemon PORT PIDFILE [sessions] [late=DURATION] | fakedaemon stop PIDFILE")
+		os.Exit(2)
+	}
+	if err := os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case <-sig:
+		return
+	case <-time.After(late):
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:"+os.Args[1])
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -59,10 +69,27 @@ func main() {
 			c.Close()
 		}
 	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	<-sig
 	l.Close()
+}
+
+// options reads the words after PIDFILE: sessions, late=DURATION.
+func options(words []string) (sessions bool, late time.Duration, ok bool) {
+	for _, w := range words {
+		d, isLate := strings.CutPrefix(w, "late=")
+		switch {
+		case w == "sessions":
+			sessions = true
+		case isLate:
+			var err error
+			if late, err = time.ParseDuration(d); err != nil {
+				return false, 0, false
+			}
+		default:
+			return false, 0, false
+		}
+	}
+	return sessions, late, true
 }
 
 // fork hands the connection to a session process: this program again,
