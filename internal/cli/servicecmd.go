@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kardianos/service"
 )
@@ -37,6 +38,11 @@ func runService(ctx context.Context, e *env, args []string) error {
 		Executable:  exe,
 		Arguments:   append(daemonArgs, "run"),
 		Option:      service.KeyValue{"Restart": "on-failure"},
+	}
+	if _, prof, _, err := e.settings(app); err == nil && len(prof.Units()) > 0 {
+		// At boot the engine must find the file servers started, not
+		// about to be (profile.Units).
+		cfg.Dependencies = []string{"After=" + strings.Join(prof.Units(), " ")}
 	}
 	s, err := service.New(nopProgram{}, cfg)
 	if err != nil {

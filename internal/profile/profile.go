@@ -102,6 +102,50 @@ func (s Service) Commands() [][]string {
 	return append([][]string{s.Restart}, s.Fallbacks...)
 }
 
+// Units are the systemd units the services' commands restart, start or
+// reload (`systemctl restart smbd` names smbd.service), sorted, each
+// once. `userscript service install` orders its own unit after them, so
+// that at boot the engine finds them started (a Type=notify smbd:
+// serving), never about to be: one not running yet would be taken for
+// one that is down, and a change judged by its restart's exit code.
+func (p *Profile) Units() []string {
+	var units []string
+	for _, s := range p.Services {
+		for _, argv := range s.Commands() {
+			units = append(units, systemctlUnits(argv)...)
+		}
+	}
+	slices.Sort(units)
+	return slices.Compact(units)
+}
+
+// systemctlUnits are the units of a `systemctl restart|start|reload...
+// UNIT...` command, or none.
+func systemctlUnits(argv []string) []string {
+	if len(argv) < 3 || path.Base(argv[0]) != "systemctl" {
+		return nil
+	}
+	var units []string
+	verb := ""
+	for _, a := range argv[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case verb == "":
+			verb = a
+		default:
+			if !strings.Contains(a, ".") {
+				a += ".service"
+			}
+			units = append(units, a)
+		}
+	}
+	switch verb {
+	case "restart", "try-restart", "reload-or-restart", "try-reload-or-restart", "start", "reload":
+		return units
+	}
+	return nil
+}
+
 // Target returns the target called name.
 func (p *Profile) Target(name string) (Target, bool) {
 	i := slices.IndexFunc(p.Targets, func(t Target) bool { return t.Name == name })

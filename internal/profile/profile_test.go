@@ -97,3 +97,25 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+// The units `service install` orders userscript after: those the
+// services' systemctl commands restart, with .service added where the
+// command leaves it off; an rc script or exportfs names none.
+func TestUnits(t *testing.T) {
+	p := &Profile{Services: map[string]Service{
+		"smb":     {Restart: []string{"/usr/bin/systemctl", "restart", "smbd"}, Fallbacks: [][]string{{"systemctl", "--no-block", "try-restart", "samba-ad-dc.service", "nmbd"}}},
+		"proftpd": {Restart: []string{"/usr/bin/systemctl", "restart", "proftpd"}},
+		"again":   {Restart: []string{"/bin/systemctl", "reload", "smbd.service"}},
+		"nfs":     {Restart: []string{"/usr/sbin/exportfs", "-ra"}},
+		"rc":      {Restart: []string{"/etc/rc.d/S80samba.sh", "restart"}},
+		"status":  {Restart: []string{"systemctl", "status", "sshd"}},
+	}}
+	got := strings.Join(p.Units(), " ")
+	if want := "nmbd.service proftpd.service samba-ad-dc.service smbd.service"; got != want {
+		t.Errorf("Units() = %q, want %q", got, want)
+	}
+	nas, _ := Builtin("nas4220b")
+	if u := nas.Units(); len(u) != 0 {
+		t.Errorf("nas4220b (rc scripts): Units() = %v, want none", u)
+	}
+}

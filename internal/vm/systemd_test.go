@@ -32,6 +32,13 @@ func sdBox(t *testing.T, ctx context.Context) *SystemdBox {
 	if err := b.WaitBooted(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The unit waits at boot for the file servers userscript restarts:
+	// one still starting would be taken for one that is down (a cut
+	// found it: an smb.conf smbd cannot serve with went live as OK).
+	after, _, err := b.M.Exec(ctx, "systemctl show -p After --value userscript.service")
+	if err != nil || !strings.Contains(after, "smbd.service") || !strings.Contains(after, "proftpd.service") {
+		t.Fatalf("userscript.service is not ordered after smbd.service and proftpd.service: After=%s %v", after, err)
+	}
 	return b
 }
 
