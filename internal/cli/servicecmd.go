@@ -39,16 +39,18 @@ func runService(ctx context.Context, e *env, args []string) error {
 		Arguments:   append(daemonArgs, "run"),
 		Option:      service.KeyValue{"Restart": "on-failure"},
 	}
-	if _, prof, _, err := e.settings(app); err == nil && len(prof.Units()) > 0 {
+	action := args[0]
+	if action == "install" {
 		// At boot the engine must find the file servers started, not
 		// about to be (profile.Units).
-		cfg.Dependencies = []string{"After=" + strings.Join(prof.Units(), " ")}
+		if _, prof, _, err := e.settings(app); err == nil && len(prof.Units()) > 0 {
+			cfg.Dependencies = []string{"After=" + strings.Join(prof.Units(), " ")}
+		}
 	}
 	s, err := service.New(nopProgram{}, cfg)
 	if err != nil {
 		return fmt.Errorf("service: %w", err)
 	}
-	action := args[0]
 	switch action {
 	case "status":
 		st, err := s.Status()
