@@ -44,6 +44,7 @@ printf '[global]\n   getwd cache = yes\n   dead time = 5\n   log level = 1\n   r
 # one FRAGMENT: the driver merges RUNS times.
 cat >"$tmp/run.sh" <<'EOF'
 set -u
+ENGINE_DIR=${1%/*}
 . "$1"
 i=0
 while :; do

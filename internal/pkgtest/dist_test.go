@@ -111,6 +111,8 @@ func checkLayout(t *testing.T, target string, ents []entry) {
 		"userscript/init", "userscript/lib/engine.sh", "userscript/lib/profile",
 		"userscript/lib/sources.sh", "userscript/lib/targets.sh", "userscript/lib/tuning.sh",
 		"userscript/lib/kernel.sh", "userscript/lib/tunestate.sh",
+		"userscript/lib/service.sh", "userscript/lib/health.sh", "userscript/lib/listen.sh",
+		"userscript/lib/merge.sh", "userscript/lib/mergefrag.sh", "userscript/lib/mergebase.sh",
 		"userscript/lib/settings", "userscript/lib/version", "userscript/userscript.toml.example",
 		"userscript/conf.d/README.txt", "userscript/conf.d/examples/smb.conf",
 		"userscript/conf.d/examples/proftpd.conf", "userscript/conf.d/examples/exports",

@@ -22,7 +22,7 @@ func runSh(t *testing.T, sh shell, dir, script string, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sh.sh, append([]string{"-c", "set -u; . \"$0\"; " + script, lib}, args...)...)
-	cmd.Dir, cmd.Env = dir, []string{"PATH=" + sh.path, "LC_ALL=C"}
+	cmd.Dir, cmd.Env = dir, []string{"PATH=" + sh.path, "LC_ALL=C", "ENGINE_DIR=" + filepath.Dir(lib)}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("BusyBox %s: %v\n%s", sh.name, err, out)

@@ -145,7 +145,7 @@ func shMerge(t *testing.T, sh shell, cases []mergeCase) []result {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sh.sh, filepath.Join(dir, "driver.sh"), lib, dir)
-	cmd.Env = []string{"PATH=" + sh.path, "LC_ALL=C"}
+	cmd.Env = []string{"PATH=" + sh.path, "LC_ALL=C", "ENGINE_DIR=" + filepath.Dir(lib)}
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("%s: the driver: %v\n%s", sh.name, err, out)
 	}
@@ -156,14 +156,19 @@ func shMerge(t *testing.T, sh shell, cases []mergeCase) []result {
 	return res
 }
 
-// libPath is merge.sh. It is read here so that go test's cache knows
-// the results depend on it (the shell that runs it is not watched).
+// libPath is merge.sh; the parts it sources lie next to it (ENGINE_DIR).
+// They are read here so that go test's cache knows the results depend
+// on them (the shell that runs them is not watched).
 func libPath(t *testing.T) string {
 	t.Helper()
-	lib, err := filepath.Abs(filepath.Join("..", "..", "package", "lib", "merge.sh"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "package", "lib"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, part := range []string{"mergefrag.sh", "mergebase.sh"} {
+		readFile(t, filepath.Join(dir, part))
+	}
+	lib := filepath.Join(dir, "merge.sh")
 	readFile(t, lib)
 	return lib
 }
