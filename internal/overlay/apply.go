@@ -76,6 +76,7 @@ func (e *Engine) apply(ctx context.Context) (*Result, error) {
 				toWrite = append(toWrite, o)
 			}
 		case !it.Changed():
+			e.endHold(it)
 			e.keepStatus(ctx, o)
 		case sameContent(committed[it.Target.Name], it.Target.Name, it.Want):
 			// A boot after the ROM was restored: this content was
@@ -206,6 +207,18 @@ func (e *Engine) keepStatus(ctx context.Context, o *Outcome) {
 		}
 	}
 	e.validate(ctx, o)
+}
+
+// endHold releases a hold on sources the owner has edited since, now that
+// what they give is live already: nothing is written, so no commit
+// releases it, and a later save of the held version is a new edit.
+func (e *Engine) endHold(it *Item) {
+	if !it.heldBefore {
+		return
+	}
+	if err := e.state().SetHeld(it.Target.Name, state.Hold{}); err != nil {
+		e.logger().Error("release hold", "target", it.Target.Name, "err", err)
+	}
 }
 
 // mark records that data is now live at the item's target: ours when it

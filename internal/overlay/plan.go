@@ -28,7 +28,10 @@ type Item struct {
 	Problem  error    // why the target cannot be applied
 	Warnings []string // lines of a .merge that did nothing
 	Held     bool     // the sources were rejected or rolled back and wait for an edit
-	Drifted  bool     // something else rewrote the file we wrote
+	// heldBefore: a hold is on sources the owner has edited since (it
+	// ends when they go live, or are live already)
+	heldBefore bool
+	Drifted    bool // something else rewrote the file we wrote
 	// OldBase is the firmware's file before it changed under the
 	// sources (a firmware update): the status says so (see noteRebase).
 	OldBase     []byte
@@ -185,6 +188,7 @@ func (e *Engine) planItem(it *Item, written string, capture bool) {
 		return
 	}
 	it.Held = held.Hash != "" && (held.Hash == Fingerprint(it.Sources) || held.Hash == state.Hash(it.Want))
+	it.heldBefore = held.Hash != "" && !it.Held
 }
 
 func needsBase(srcs []source.Source) bool {

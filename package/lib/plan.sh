@@ -113,6 +113,9 @@ plan_item() {
 	if filled "$HELD_HASH" && held_matches "$1" "$pi_wh"; then
 		hold_back "$1"
 	elif filled "$LIVE_OK" && eq "$pi_wh" "$LIVE_HASH"; then
+		# A hold on sources the owner has edited since ends once what
+		# they give is live: a later save of the held version is an edit.
+		filled "$HELD_HASH" && held_set "$1" ""
 		keep_status "$1"
 	elif quick_recommit "$1" "$pi_wh"; then
 		return 0
