@@ -15,4 +15,4 @@ set -eu
 cd "$(dirname "$0")/.."
 n=${1:-200}
 USERSCRIPT_VMTEST=1 USERSCRIPT_VM_CUTS=$n go test -count=1 -timeout 0 -v -run 'PowerCuts' ./internal/vm/ |
-	grep -E 'box cuts:|seed|apply .*rejection|^(ok|FAIL|---)|cut [0-9]+ '
+	grep --line-buffered -E 'box cuts:|seed|apply .*rejection|^(ok|FAIL|---)|cut [0-9]+ '

@@ -59,12 +59,23 @@ type state struct {
 	bad map[string]string
 }
 
-// settle waits until every target holds what st wants with its status;
-// it returns what it saw last.
+// settle waits until every target holds what st wants with its status
+// and no generation is pending; it returns what it saw last. A target
+// holds its new content from the write on, while its status may still
+// be the last one's: only the commit says the engine is done (a cut
+// before it interrupts the change, and the next phase's cut may then
+// interrupt the boot's second try of it, which is then held).
 func settle(ctx context.Context, b *cutBox, st *state, limit time.Duration) (ok bool, seen string) {
 	end := time.Now().Add(limit)
 	for {
 		ok, seen = true, ""
+		pending, _, err := b.m().Exec(ctx, "cd "+quote(b.app+"/state/gen")+" 2>/dev/null && grep -l '\"result\": \"pending\"' */meta.json")
+		if err != nil {
+			return false, err.Error()
+		}
+		if p := strings.Fields(pending); len(p) > 0 {
+			ok, seen = false, "pending: "+strings.Join(p, " ")+"; "
+		}
 		for tg, want := range st.want {
 			body, _, err := b.m().Read(ctx, b.live[tg])
 			if err != nil {
@@ -255,7 +266,7 @@ func powerCuts(t *testing.T, ctx context.Context, b *cutBox, n int) *cutCounts {
 				t.Fatal(err)
 			}
 			if ok, seen := settle(ctx, b, st, 3*time.Minute); !ok {
-				c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the fixed file did not converge: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
+				c.problem(t, fmt.Sprintf("cut %d (%s): the fixed file did not converge: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
 			}
 		}
 	}
@@ -285,7 +296,14 @@ func (c *cutCounts) settled(ctx context.Context, t *testing.T, b *cutBox, st *st
 		return
 	}
 	c.notTrue++
-	c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): not settled: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
+	c.problem(t, fmt.Sprintf("cut %d (%s): not settled: %s%s", i, phase, seen, logTail(ctx, b.m(), b.app)))
+}
+
+// problem records what a cut found wrong, and logs it at once: a long
+// run's log then shows it beside the cut, and before the run ends.
+func (c *cutCounts) problem(t *testing.T, p string) {
+	t.Logf("problem: %s", p)
+	c.problems = append(c.problems, p)
 }
 
 // rebootHard is a cut at rest: kill and boot.
@@ -311,10 +329,10 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 		switch {
 		case !ok:
 			c.lost++
-			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): conf.d/%s lost", i, phase, name))
+			c.problem(t, fmt.Sprintf("cut %d (%s): conf.d/%s lost", i, phase, name))
 		case got != body:
 			c.torn++
-			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): conf.d/%s not what was saved (%d bytes, saved %d)", i, phase, name, len(got), len(body)))
+			c.problem(t, fmt.Sprintf("cut %d (%s): conf.d/%s not what was saved (%d bytes, saved %d)", i, phase, name, len(got), len(body)))
 		}
 	}
 	for tg, p := range b.precutLive {
@@ -333,7 +351,7 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 			c.live["candidate"]++
 		default:
 			c.live["torn"]++
-			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): the live %s at the cut is no version (%d bytes)", i, phase, tg, len(body)))
+			c.problem(t, fmt.Sprintf("cut %d (%s): the live %s at the cut is no version (%d bytes)", i, phase, tg, len(body)))
 		}
 	}
 	out, _, err := b.m().Exec(ctx, "cd "+quote(b.precut+"/state/gen")+" 2>/dev/null && grep -l '\"result\": \"ok\"' */meta.json | sort | tail -n 1")
@@ -366,7 +384,7 @@ func (c *cutCounts) check(ctx context.Context, t *testing.T, b *cutBox, st *stat
 			c.journal["old"]++ // an older committed version
 		default:
 			c.journal["torn"]++
-			c.problems = append(c.problems, fmt.Sprintf("cut %d (%s): generation %s holds a %s that is no version (%d bytes)", i, phase, gen, tg, len(body)))
+			c.problem(t, fmt.Sprintf("cut %d (%s): generation %s holds a %s that is no version (%d bytes)", i, phase, gen, tg, len(body)))
 		}
 	}
 }
